@@ -1,0 +1,115 @@
+"""Server settings: environment variables, optionally a TOML file, then the defaults.
+
+| variable                        | default                                |
+|---------------------------------|----------------------------------------|
+| ABALONE_PBM_DATABASE_URL        | sqlite:///var/abalone-pbm.sqlite3      |
+| ABALONE_PBM_LISTEN              | 127.0.0.1:8025                         |
+| ABALONE_PBM_LMTP                | off                                    |
+| ABALONE_PBM_ADDRESS             | abalone@localhost                      |
+| ABALONE_PBM_RELAY               | unset (mail goes to var/outgoing/)     |
+| ABALONE_PBM_MAX_MESSAGE_BYTES   | 262144                                 |
+
+A TOML file given with ``--config`` may set the same keys in lower case without the
+prefix (``database_url = "..."``); the environment wins over the file.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from dataclasses import dataclass, fields, replace
+from pathlib import Path
+from typing import Any, Mapping
+
+PREFIX = "ABALONE_PBM_"
+_TRUE = {"1", "true", "yes", "on"}
+_FALSE = {"0", "false", "no", "off", ""}
+
+
+@dataclass(frozen=True)
+class Settings:
+    database_url: str = "sqlite:///var/abalone-pbm.sqlite3"
+    listen: str = "127.0.0.1:8025"
+    lmtp: bool = False
+    address: str = "abalone@localhost"
+    relay: str | None = None
+    max_message_bytes: int = 262144
+    #: Where outgoing mail is written when no relay is set.
+    maildir: str = "var/outgoing"
+    #: Most replies sent to one address per day (mail-loop protection).
+    daily_reply_cap: int = 100
+    #: Moving by reply only from one of the player's registered addresses.
+    reply_requires_registered_sender: bool = True
+    #: Seconds a robot may think per move.
+    robot_budget: float = 5.0
+
+    @property
+    def listen_host(self) -> str:
+        return self.listen.rsplit(":", 1)[0] or "127.0.0.1"
+
+    @property
+    def listen_port(self) -> int:
+        return int(self.listen.rsplit(":", 1)[1])
+
+    @property
+    def address_local(self) -> str:
+        return self.address.split("@", 1)[0]
+
+    @property
+    def address_domain(self) -> str:
+        return self.address.split("@", 1)[1] if "@" in self.address else "localhost"
+
+    @property
+    def relay_host_port(self) -> tuple[str, int] | None:
+        if not self.relay:
+            return None
+        rest = self.relay.removeprefix("smtp://").rstrip("/")
+        host, _, port = rest.rpartition(":")
+        return (host or "127.0.0.1", int(port or 25)) if host else (rest, 25)
+
+
+def _convert(name: str, raw: Any, default: Any) -> Any:
+    if isinstance(default, bool) or name == "lmtp":
+        if isinstance(raw, bool):
+            return raw
+        text = str(raw).strip().lower()
+        if text in _TRUE:
+            return True
+        if text in _FALSE:
+            return False
+        raise ValueError(f"{PREFIX}{name.upper()} must be on or off, not {raw!r}")
+    if isinstance(default, int):
+        try:
+            return int(raw)
+        except ValueError:
+            raise ValueError(f"{PREFIX}{name.upper()} must be a whole number, not {raw!r}") from None
+    if isinstance(default, float):
+        return float(raw)
+    if name == "relay":
+        return str(raw) or None
+    return str(raw)
+
+
+def load_settings(
+    config_file: str | Path | None = None, environ: Mapping[str, str] | None = None
+) -> Settings:
+    """Build the settings from the defaults, a TOML file and the environment."""
+    environ = os.environ if environ is None else environ
+    settings = Settings()
+    values: dict[str, Any] = {}
+    if config_file:
+        with open(config_file, "rb") as handle:
+            data = tomllib.load(handle)
+        known = {f.name for f in fields(Settings)}
+        unknown = set(data) - known
+        if unknown:
+            raise ValueError(f"unknown settings in {config_file}: {', '.join(sorted(unknown))}")
+        values.update(data)
+    for f in fields(Settings):
+        key = PREFIX + f.name.upper()
+        if key in environ:
+            values[f.name] = environ[key]
+    converted = {
+        name: _convert(name, raw, getattr(settings, name)) for name, raw in values.items()
+    }
+    return replace(settings, **converted)

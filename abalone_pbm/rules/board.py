@@ -1,0 +1,690 @@
+"""The mutable ``Board``: position, legal moves, ``push``/``pop`` and the outcome.
+
+The position is kept as one integer bitboard per player (see ``geometry``), so
+generating moves is a handful of shifts and masks per direction rather than a
+walk over cells.  Index 0 of the marble list is reserved for neutral marbles of
+the variants; seats are numbered 1..players.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from dataclasses import dataclass, field
+from typing import Iterator
+
+from .geometry import (
+    AXES,
+    BOARD_MASK,
+    CELL_BY_NAME,
+    CELL_NAMES,
+    CELLS,
+    GRID_MASK,
+    OFFSETS,
+    direction_between,
+    opposite,
+)
+from .layouts import ROW_LENGTHS, Layout, get_layout
+from .moves import GameOverError, IllegalMoveError, InvalidMoveError, Move
+
+MAX_PLAYERS = 6
+NUMBER_WORDS = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine")
+
+
+class PositionError(ValueError):
+    """A position text that cannot be read."""
+
+
+@dataclass(frozen=True)
+class Rules:
+    """The options of one game that the rules depend on."""
+
+    players: int = 2
+    teams: bool = False
+    target: int = 6
+    movelimit: int | None = None
+    ko: bool = False
+
+    def __post_init__(self) -> None:
+        if not 2 <= self.players <= MAX_PLAYERS:
+            raise ValueError(f"a game has 2 to 6 players, not {self.players}")
+        if self.teams and self.players not in (4, 6):
+            raise ValueError("team play needs 4 or 6 players")
+        if self.target < 1:
+            raise ValueError("the target must be at least one marble")
+        if self.movelimit is not None and self.movelimit < 1:
+            raise ValueError("the move limit must be at least one move")
+
+    def side_of(self, seat: int) -> int:
+        """The side (team, or the player alone) a seat plays for, from 0."""
+        return (seat - 1) % (self.players // 2) if self.teams else seat - 1
+
+    def seats_of_side(self, side: int) -> tuple[int, ...]:
+        return tuple(s for s in range(1, self.players + 1) if self.side_of(s) == side)
+
+    @property
+    def sides(self) -> int:
+        return self.players // 2 if self.teams else self.players
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """How a game ended: the winning seats (empty for a draw) and why."""
+
+    winners: tuple[int, ...]
+    reason: str
+
+    @property
+    def draw(self) -> bool:
+        return not self.winners
+
+
+@dataclass
+class _Undo:
+    marbles: list[int]
+    ejected: list[int]
+    turn: int
+    key: int
+    lost: list[int] = field(default_factory=list)
+
+
+def _zobrist_table() -> tuple[list[list[int]], list[int]]:
+    rng = random.Random(0xABA1)
+    cells = [[rng.getrandbits(64) for _ in range(GRID_MASK.bit_length())] for _ in range(7)]
+    turns = [rng.getrandbits(64) for _ in range(7)]
+    return cells, turns
+
+
+ZOBRIST_CELLS, ZOBRIST_TURN = _zobrist_table()
+_MOVE_RE = re.compile(r"([a-z])(\d+)(?:-([a-z])(\d+))?,([a-z])(\d+)")
+
+
+def _cell_from(row: str, diagonal: str) -> int:
+    name = f"{row}{diagonal}"
+    if name not in CELL_BY_NAME:
+        raise InvalidMoveError(f"{name} is not a cell of the board")
+    return CELL_BY_NAME[name]
+
+
+class Board:
+    """An Abalone position with its move history; ``push`` plays, ``pop`` takes back."""
+
+    def __init__(self, position: str | None = None, rules: Rules | None = None) -> None:
+        if position is None:
+            players = rules.players if rules else 2
+            position = starting_position(get_layout("standard", players))
+        marbles, turn, ejected = _parse_position(position)
+        players = len(ejected) - 1
+        if rules is None:
+            rules = Rules(players=players)
+        elif rules.players != players:
+            raise PositionError(f"the position has {players} players, the rules {rules.players}")
+        self.rules = rules
+        self.players = players
+        self._marbles = marbles
+        self._ejected = ejected
+        self.turn = turn
+        self.move_stack: list[Move] = []
+        self._stack: list[_Undo] = []
+        self._resigned = 0  # bit per seat
+        self._key = self._compute_key()
+        self._ko_keys: list[tuple[int, tuple[int, ...]]] = []
+        self._start_marbles = [m.bit_count() for m in marbles]
+
+    # ----------------------------------------------------------------- set-up
+    @classmethod
+    def from_layout(cls, name: str = "standard", rules: Rules | None = None) -> Board:
+        rules = rules or Rules()
+        return cls(starting_position(get_layout(name, rules.players)), rules)
+
+    def copy(self) -> Board:
+        clone = Board.__new__(Board)
+        clone.__dict__.update(self.__dict__)
+        clone._marbles = list(self._marbles)
+        clone._ejected = list(self._ejected)
+        clone.move_stack = list(self.move_stack)
+        clone._stack = list(self._stack)
+        clone._ko_keys = list(self._ko_keys)
+        return clone
+
+    # ------------------------------------------------------------ inspection
+    def position(self) -> str:
+        """The position text: rows A-I, the player to move, ejections per player."""
+        flat = []
+        for cell in CELLS:
+            flat.append(self._char_at(cell))
+        rows, start = [], 0
+        for length in ROW_LENGTHS:
+            rows.append("".join(flat[start : start + length]))
+            start += length
+        counts = ",".join(str(n) for n in self._ejected[1:])
+        return f"{'/'.join(rows)} {self.turn} {counts}"
+
+    def _char_at(self, cell: int) -> str:
+        for seat in range(1, self.players + 1):
+            if self._marbles[seat] >> cell & 1:
+                return str(seat)
+        return "."
+
+    def owner(self, cell: int) -> int | None:
+        """The seat whose marble is on ``cell``, 0 for a neutral marble, None if empty."""
+        for seat, bits in enumerate(self._marbles):
+            if bits >> cell & 1:
+                return seat
+        return None
+
+    def marbles(self, seat: int) -> int:
+        """Bit mask of the seat's marbles."""
+        return self._marbles[seat]
+
+    def marble_count(self, seat: int) -> int:
+        return self._marbles[seat].bit_count()
+
+    def ejected(self, seat: int) -> int:
+        """Marbles this seat has pushed off the board."""
+        return self._ejected[seat]
+
+    @property
+    def ejected_counts(self) -> tuple[int, ...]:
+        return tuple(self._ejected[1:])
+
+    def lost(self, seat: int) -> int:
+        """Marbles of this seat that have been pushed off since the start of play."""
+        return self._start_marbles[seat] - self._marbles[seat].bit_count()
+
+    @property
+    def ply(self) -> int:
+        return len(self.move_stack)
+
+    def zobrist_hash(self) -> int:
+        return self._key
+
+    def is_active(self, seat: int) -> bool:
+        return not self._resigned >> seat & 1
+
+    def _compute_key(self) -> int:
+        key = ZOBRIST_TURN[self.turn]
+        for seat, bits in enumerate(self._marbles):
+            table = ZOBRIST_CELLS[seat]
+            while bits:
+                low = bits & -bits
+                key ^= table[low.bit_length() - 1]
+                bits ^= low
+        return key
+
+    # -------------------------------------------------------------- masks
+    def _side_masks(self, seat: int) -> tuple[int, int, int]:
+        """(own, partners', enemy) marble masks for the seat."""
+        own = self._marbles[seat]
+        friends = 0
+        if self.rules.teams:
+            side = self.rules.side_of(seat)
+            for other in range(1, self.players + 1):
+                if other != seat and self.rules.side_of(other) == side:
+                    friends |= self._marbles[other]
+        occupied = 0
+        for bits in self._marbles:
+            occupied |= bits
+        return own, friends, occupied & ~own & ~friends
+
+    def _occupied(self) -> int:
+        occupied = 0
+        for bits in self._marbles:
+            occupied |= bits
+        return occupied
+
+    # ------------------------------------------------------- move generation
+    @property
+    def legal_moves(self) -> LegalMoves:
+        return LegalMoves(self)
+
+    def generate_legal_moves(self) -> Iterator[Move]:
+        if self.is_game_over():
+            return iter(())
+        moves = self._generate(self.turn)
+        if self.rules.ko:
+            moves = [m for m in moves if not self._repeats(m)]
+        return iter(moves)
+
+    def _generate(self, seat: int) -> list[Move]:
+        if self.rules.teams:
+            return self._generate_general(seat)
+        return self._generate_fast(seat)
+
+    def _generate_fast(self, seat: int) -> list[Move]:
+        own, _, enemy = self._side_masks(seat)
+        occupied = own | enemy
+        empty = BOARD_MASK & ~occupied
+        free = GRID_MASK & ~occupied
+        moves: list[Move] = []
+        append = moves.append
+        for d in range(6):
+            o = OFFSETS[d]
+            if o > 0:
+                g2 = own & (own << o)
+                g3 = g2 & (g2 << o)
+                f1, f2, f3 = own << o, g2 << o, g3 << o
+            else:
+                p = -o
+                g2 = own & (own >> p)
+                g3 = g2 & (g2 >> p)
+                f1, f2, f3 = own >> p, g2 >> p, g3 >> p
+            # Into an empty cell: 1, 2 or 3 marbles; the moving line ends just behind f.
+            for fronts, length in ((f1 & empty, 1), (f2 & empty, 2), (f3 & empty, 3)):
+                while fronts:
+                    low = fronts & -fronts
+                    f = low.bit_length() - 1
+                    fronts ^= low
+                    cells = 1 << (f - o)
+                    if length > 1:
+                        cells |= 1 << (f - 2 * o)
+                        if length > 2:
+                            cells |= 1 << (f - 3 * o)
+                    append(Move(cells, d))
+            # Pushes: the cell after the pushed marbles must be empty or off the board.
+            for pushed_one, length in ((f2 & enemy, 2), (f3 & enemy, 3)):
+                if pushed_one:
+                    beyond = (pushed_one << o if o > 0 else pushed_one >> -o)
+                    heads = beyond & free
+                    while heads:
+                        low = heads & -heads
+                        b = low.bit_length() - 1
+                        heads ^= low
+                        cells = (1 << (b - 2 * o)) | (1 << (b - 3 * o))
+                        if length == 3:
+                            cells |= 1 << (b - 4 * o)
+                        append(Move(cells, d))
+            second = f3 & enemy
+            if second:
+                second = (second << o if o > 0 else second >> -o) & enemy
+                if second:
+                    beyond = (second << o if o > 0 else second >> -o) & free
+                    while beyond:
+                        low = beyond & -beyond
+                        b = low.bit_length() - 1
+                        beyond ^= low
+                        cells = (1 << (b - 3 * o)) | (1 << (b - 4 * o)) | (1 << (b - 5 * o))
+                        append(Move(cells, d))
+        self._append_side_steps(own, empty, append)
+        return moves
+
+    @staticmethod
+    def _append_side_steps(own: int, empty: int, append: object) -> None:
+        add = append  # a list's append; typed loosely to keep the hot loop plain
+        for axis in AXES:
+            o = OFFSETS[axis]
+            t2 = own & (own >> o)  # tails whose next cell along the axis is own
+            if not t2:
+                continue
+            t3 = t2 & (t2 >> o)
+            e2 = empty & (empty >> o)
+            e3 = e2 & (e2 >> o)
+            for d in range(6):
+                if d == axis or d == axis + 3:
+                    continue
+                s = OFFSETS[d]
+                for tails, room, length in ((t2, e2, 2), (t3, e3, 3)):
+                    if not tails:
+                        continue
+                    ok = (tails << s if s > 0 else tails >> -s) & room
+                    while ok:
+                        low = ok & -ok
+                        c = low.bit_length() - 1 - s
+                        ok ^= low
+                        cells = (1 << c) | (1 << (c + o))
+                        if length == 3:
+                            cells |= 1 << (c + 2 * o)
+                        add(Move(cells, d))  # type: ignore[operator]
+
+    def _generate_general(self, seat: int) -> list[Move]:
+        """Cell-by-cell generator; handles partner marbles in team play.
+
+        Also serves as the reference the fast generator is tested against.
+        """
+        own, friends, enemy = self._side_masks(seat)
+        occupied = own | friends | enemy
+        empty = BOARD_MASK & ~occupied
+        mine = own | friends
+        moves: list[Move] = []
+        rear_cells = own
+        while rear_cells:
+            low = rear_cells & -rear_cells
+            rear = low.bit_length() - 1
+            rear_cells ^= low
+            for d in range(6):
+                o = OFFSETS[d]
+                cells = 0
+                has_partner = False
+                front = rear
+                for length in (1, 2, 3):
+                    if length > 1:
+                        front += o
+                        if not mine >> front & 1:
+                            break
+                        has_partner = has_partner or not (own >> front & 1)
+                    cells |= 1 << front
+                    target = front + o
+                    if empty >> target & 1:
+                        if not has_partner:
+                            moves.append(Move(cells, d))
+                        continue
+                    if length == 1 or not (enemy >> target & 1):
+                        continue
+                    run, after = 0, target
+                    while enemy >> after & 1:
+                        run += 1
+                        after += o
+                    if run < length and not (occupied >> after & 1):
+                        moves.append(Move(cells, d))
+        self._append_side_steps(own, empty, moves.append)
+        return moves
+
+    def count_legal_moves(self) -> int:
+        """Number of legal moves, counted with set operations where the rules allow."""
+        if self.rules.teams or self.rules.ko:
+            return sum(1 for _ in self.generate_legal_moves())
+        if self.is_game_over():
+            return 0
+        own, _, enemy = self._side_masks(self.turn)
+        return _count_moves(own, enemy)
+
+    # ------------------------------------------------------------ playing
+    def push(self, move: Move) -> None:
+        """Play a move (trusted to be legal; use ``parse_move`` for user input)."""
+        seat = self.turn
+        marbles = self._marbles
+        undo = _Undo(list(marbles), list(self._ejected), seat, self._key)
+        self._stack.append(undo)
+        self.move_stack.append(move)
+        cells, d = move.cells, move.direction
+        o = OFFSETS[d]
+        key = self._key
+        first = cells & -cells
+        lowest = first.bit_length() - 1
+        size = cells.bit_count()
+        table = ZOBRIST_CELLS
+        if size == 1 or (cells >> (lowest + abs(o))) & 1:
+            # In-line: find the front, then the chain of marbles in front of it.
+            highest = cells.bit_length() - 1
+            front = highest if o > 0 else lowest
+            rear = lowest if o > 0 else highest
+            occupied = 0
+            for bits in marbles:
+                occupied |= bits
+            target = front + o
+            own = marbles[seat]
+            if not (occupied >> target & 1) and (own & cells) == cells:
+                marbles[seat] = own ^ (1 << rear) ^ (1 << target)
+                key ^= table[seat][rear] ^ table[seat][target]
+            else:
+                end = target
+                while occupied >> end & 1:
+                    end += o
+                # Shift every marble from the far end back to the rear, one step.
+                cell = end - o
+                while True:
+                    for who in range(len(marbles)):
+                        if marbles[who] >> cell & 1:
+                            break
+                    marbles[who] ^= 1 << cell
+                    key ^= table[who][cell]
+                    dest = cell + o
+                    if BOARD_MASK >> dest & 1:
+                        marbles[who] |= 1 << dest
+                        key ^= table[who][dest]
+                    else:
+                        self._ejected[seat] += 1
+                        undo.lost.append(who)
+                    if cell == rear:
+                        break
+                    cell -= o
+        else:
+            moved = cells << o if o > 0 else cells >> -o
+            marbles[seat] = (marbles[seat] & ~cells) | moved
+            bits = cells
+            row = table[seat]
+            while bits:
+                low = bits & -bits
+                c = low.bit_length() - 1
+                bits ^= low
+                key ^= row[c] ^ row[c + o]
+        nxt = self._next_seat(seat)
+        self.turn = nxt
+        self._key = key ^ ZOBRIST_TURN[seat] ^ ZOBRIST_TURN[nxt]
+        if self.rules.ko:
+            self._ko_keys.append((seat, (*marbles, nxt)))
+
+    def pop(self) -> Move:
+        """Take back the last move and return it."""
+        undo = self._stack.pop()
+        self._marbles = undo.marbles
+        self._ejected = undo.ejected
+        self.turn = undo.turn
+        self._key = undo.key
+        if self.rules.ko:
+            self._ko_keys.pop()
+        return self.move_stack.pop()
+
+    def peek(self) -> Move | None:
+        return self.move_stack[-1] if self.move_stack else None
+
+    def _next_seat(self, seat: int) -> int:
+        """The next seat in turn order that is still playing and has marbles.
+
+        A seat whose marbles are all blocked is passed over as well.
+        """
+        candidate = seat
+        for _ in range(self.players):
+            candidate = candidate % self.players + 1
+            if self._resigned >> candidate & 1 or not self._marbles[candidate]:
+                continue
+            if candidate == seat or self._can_move(candidate):
+                return candidate
+        return seat if self._marbles[seat] else self.turn
+
+    def _can_move(self, seat: int) -> bool:
+        own = self._marbles[seat]
+        empty = BOARD_MASK & ~self._occupied()
+        for o in OFFSETS:
+            if (own << o if o > 0 else own >> -o) & empty:
+                return True
+        return bool(self._generate(seat))
+
+    def resign(self, seat: int) -> None:
+        """Take a seat out of the turn order; its marbles stay on the board."""
+        self._resigned |= 1 << seat
+        if self.turn == seat:
+            self.turn = self._next_seat(seat)
+            self._key = self._compute_key()
+
+    def reinstate(self, seat: int) -> None:
+        self._resigned &= ~(1 << seat)
+
+    # ------------------------------------------------------------ the outcome
+    def side_score(self, side: int) -> int:
+        return sum(self._ejected[s] for s in self.rules.seats_of_side(side))
+
+    def outcome(self) -> Outcome | None:
+        """The result if the game is over, else None."""
+        rules = self.rules
+        scores = [self.side_score(side) for side in range(rules.sides)]
+        best = max(scores)
+        if best >= rules.target:
+            side = scores.index(best)
+            return Outcome(rules.seats_of_side(side), f"pushed off {rules.target} marbles")
+        alive = {
+            rules.side_of(s)
+            for s in range(1, self.players + 1)
+            if not self._resigned >> s & 1 and self._marbles[s] and self._can_move(s)
+        }
+        if len(alive) <= 1:
+            if not alive:
+                return Outcome((), "no one can move")
+            return Outcome(rules.seats_of_side(alive.pop()), "the last one able to play")
+        if rules.movelimit is not None and self.ply >= rules.movelimit:
+            if scores.count(best) > 1:
+                return Outcome((), f"move limit of {rules.movelimit} reached with equal scores")
+            side = scores.index(best)
+            return Outcome(
+                rules.seats_of_side(side),
+                f"move limit of {rules.movelimit} reached with the most marbles pushed off",
+            )
+        return None
+
+    def is_game_over(self) -> bool:
+        return self.outcome() is not None
+
+    # ------------------------------------------------------------- ko rule
+    def _repeats(self, move: Move) -> bool:
+        seat = self.turn
+        self.push(move)
+        key = self._ko_keys[-1][1]
+        self.pop()
+        return any(s == seat and k == key for s, k in self._ko_keys)
+
+    # ------------------------------------------------------------- notation
+    def parse_move(self, text: str) -> Move:
+        """Read a move in pbmserv notation and check it, explaining any refusal."""
+        from .notation import parse_move
+
+        return parse_move(self, text)
+
+    def push_text(self, text: str) -> Move:
+        move = self.parse_move(text)
+        self.push(move)
+        return move
+
+    def __str__(self) -> str:
+        return self.position()
+
+    def __repr__(self) -> str:
+        return f"Board({self.position()!r})"
+
+
+class LegalMoves:
+    """A lazy view of the legal moves of a board."""
+
+    def __init__(self, board: Board) -> None:
+        self._board = board
+
+    def __iter__(self) -> Iterator[Move]:
+        return self._board.generate_legal_moves()
+
+    def __len__(self) -> int:
+        return self._board.count_legal_moves()
+
+    def __bool__(self) -> bool:
+        return any(True for _ in self)
+
+    def __contains__(self, move: object) -> bool:
+        return isinstance(move, Move) and any(m == move for m in self)
+
+    def count(self) -> int:
+        return len(self)
+
+
+def _count_moves(own: int, enemy: int) -> int:
+    """Count legal moves with population counts only (no ``Move`` objects)."""
+    occupied = own | enemy
+    empty = BOARD_MASK & ~occupied
+    free = GRID_MASK & ~occupied
+    total = 0
+    for o in OFFSETS:
+        if o > 0:
+            g2 = own & (own << o)
+            g3 = g2 & (g2 << o)
+            f1, f2, f3 = own << o, g2 << o, g3 << o
+            p2, p3 = f2 & enemy, f3 & enemy
+            total += (
+                (f1 & empty).bit_count()
+                + (f2 & empty).bit_count()
+                + (f3 & empty).bit_count()
+                + ((p2 << o) & free).bit_count()
+                + ((p3 << o) & free).bit_count()
+                + ((((p3 << o) & enemy) << o) & free).bit_count()
+            )
+        else:
+            p = -o
+            g2 = own & (own >> p)
+            g3 = g2 & (g2 >> p)
+            f1, f2, f3 = own >> p, g2 >> p, g3 >> p
+            p2, p3 = f2 & enemy, f3 & enemy
+            total += (
+                (f1 & empty).bit_count()
+                + (f2 & empty).bit_count()
+                + (f3 & empty).bit_count()
+                + ((p2 >> p) & free).bit_count()
+                + ((p3 >> p) & free).bit_count()
+                + ((((p3 >> p) & enemy) >> p) & free).bit_count()
+            )
+    for axis in AXES:
+        o = OFFSETS[axis]
+        t2 = own & (own >> o)
+        if not t2:
+            continue
+        t3 = t2 & (t2 >> o)
+        e2 = empty & (empty >> o)
+        e3 = e2 & (e2 >> o)
+        for d in range(6):
+            if d == axis or d == axis + 3:
+                continue
+            s = OFFSETS[d]
+            if s > 0:
+                total += ((t2 << s) & e2).bit_count() + ((t3 << s) & e3).bit_count()
+            else:
+                total += ((t2 >> -s) & e2).bit_count() + ((t3 >> -s) & e3).bit_count()
+    return total
+
+
+def starting_position(layout: Layout) -> str:
+    return f"{layout.position_rows()} 1 {','.join('0' * layout.players)}"
+
+
+def _parse_position(text: str) -> tuple[list[int], int, list[int]]:
+    parts = text.split()
+    if len(parts) != 3:
+        raise PositionError(
+            "a position is '<rows A-I separated by /> <player to move> <ejected counts>'"
+        )
+    rows_text, turn_text, ejected_text = parts
+    rows = rows_text.split("/")
+    if len(rows) != 9:
+        raise PositionError(f"a position has 9 rows separated by '/', not {len(rows)}")
+    for letter, row, length in zip("ABCDEFGHI", rows, ROW_LENGTHS):
+        if len(row) != length:
+            raise PositionError(f"row {letter} has {length} cells, not {len(row)}: {row!r}")
+    try:
+        ejected = [0] + [int(n) for n in ejected_text.split(",")]
+    except ValueError:
+        raise PositionError(f"bad ejected counts {ejected_text!r}") from None
+    players = len(ejected) - 1
+    if not 2 <= players <= MAX_PLAYERS:
+        raise PositionError(f"the ejected counts name {players} players; 2 to 6 can play")
+    if any(n < 0 for n in ejected):
+        raise PositionError("ejected counts cannot be negative")
+    if not turn_text.isdigit() or not 1 <= int(turn_text) <= players:
+        raise PositionError(f"the player to move must be 1 to {players}, not {turn_text!r}")
+    marbles = [0] * (players + 1)
+    for cell, char in zip(CELLS, "".join(rows)):
+        if char == ".":
+            continue
+        if not char.isdigit() or not 1 <= int(char) <= players:
+            raise PositionError(f"{CELL_NAMES[cell]} holds {char!r}; use '.' or 1 to {players}")
+        marbles[int(char)] |= 1 << cell
+    return marbles, int(turn_text), ejected
+
+
+__all__ = [
+    "Board",
+    "GameOverError",
+    "IllegalMoveError",
+    "InvalidMoveError",
+    "LegalMoves",
+    "Outcome",
+    "PositionError",
+    "Rules",
+    "starting_position",
+    "direction_between",
+    "opposite",
+    "NUMBER_WORDS",
+]

@@ -1,0 +1,13 @@
+"""Sub-commands of the mail server (serve, process, db, send, tick, users, games).
+
+Each server module adds its own sub-commands by appending a registrar here.
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import Callable
+
+Registrar = Callable[["argparse._SubParsersAction[argparse.ArgumentParser]"], None]
+
+REGISTRARS: list[Registrar] = []
