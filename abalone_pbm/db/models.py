@@ -1,0 +1,237 @@
+"""SQLAlchemy models: users, games, seats, moves, and the mail inbox/outbox.
+
+The current position of each game is stored with it (``Game.position``), so a move
+costs the same at ply 3 and at ply 300; ``Game.version`` guards against two
+concurrent moves on one board.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from sqlalchemy import (
+    Boolean,
+    DateTime,
+    Float,
+    ForeignKey,
+    Index,
+    Integer,
+    LargeBinary,
+    String,
+    Text,
+    UniqueConstraint,
+)
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
+
+
+class Base(DeclarativeBase):
+    pass
+
+
+class User(Base):
+    __tablename__ = "users"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    #: The login name, stored in lower case.
+    userid: Mapped[str] = mapped_column(String(20), unique=True)
+    password_hash: Mapped[str] = mapped_column(String(255))
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    disabled: Mapped[bool] = mapped_column(Boolean, default=False)
+    vacation: Mapped[bool] = mapped_column(Boolean, default=False)
+    #: Name of the engine level when this user is a computer player.
+    robot: Mapped[str | None] = mapped_column(String(40), default=None)
+    #: Most active games this user accepts challenges to (None: no limit).
+    game_limit: Mapped[int | None] = mapped_column(Integer, default=None)
+    #: False when the user has said `limit ... reject`.
+    accepts_challenges: Mapped[bool] = mapped_column(Boolean, default=True)
+    subscribe_all: Mapped[bool] = mapped_column(Boolean, default=False)
+    rating: Mapped[float] = mapped_column(Float, default=1600.0)
+    rated_games: Mapped[int] = mapped_column(Integer, default=0)
+    wins: Mapped[int] = mapped_column(Integer, default=0)
+    losses: Mapped[int] = mapped_column(Integer, default=0)
+    draws: Mapped[int] = mapped_column(Integer, default=0)
+    reset_code_hash: Mapped[str | None] = mapped_column(String(255), default=None)
+    reset_code_expires: Mapped[datetime | None] = mapped_column(
+        DateTime(timezone=True), default=None
+    )
+
+    addresses: Mapped[list[Address]] = relationship(
+        back_populates="user", cascade="all, delete-orphan", order_by="Address.id"
+    )
+
+
+class Address(Base):
+    __tablename__ = "addresses"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"))
+    #: A mail address, stored in lower case.
+    address: Mapped[str] = mapped_column(String(320), index=True)
+
+    user: Mapped[User] = relationship(back_populates="addresses")
+
+    __table_args__ = (UniqueConstraint("user_id", "address"),)
+
+
+class Game(Base):
+    __tablename__ = "games"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    #: The board number players use; the first game is 101.
+    number: Mapped[int] = mapped_column(Integer, unique=True)
+    layout: Mapped[str] = mapped_column(String(40))
+    players: Mapped[int] = mapped_column(Integer)
+    #: The challenge options as JSON (teams, ko, target, movelimit, variant, times).
+    options: Mapped[str] = mapped_column(Text, default="{}")
+    #: Position text of the start, and of now.
+    start_position: Mapped[str] = mapped_column(Text)
+    position: Mapped[str] = mapped_column(Text)
+    ply: Mapped[int] = mapped_column(Integer, default=0)
+    #: Bumped by every change; a writer that read an older version must retry.
+    version: Mapped[int] = mapped_column(Integer, default=1)
+    #: active | finished | aborted
+    status: Mapped[str] = mapped_column(String(16), default="active", index=True)
+    #: Who started the game (need not play).
+    challenger: Mapped[str | None] = mapped_column(String(20), default=None)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    #: When the player now to move got the turn (drives reminders and forfeits).
+    turn_started_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    last_nag_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), default=None)
+    #: Pending draw or undo proposal: "draw" | "undo" | None, and who proposed it.
+    proposal: Mapped[str | None] = mapped_column(String(8), default=None)
+    proposal_seat: Mapped[int | None] = mapped_column(Integer, default=None)
+    #: Seats that accepted the pending proposal, as a comma-separated list.
+    proposal_votes: Mapped[str] = mapped_column(String(32), default="")
+    #: Result once over: winning seats as "1,3", empty for a draw; and why.
+    winners: Mapped[str | None] = mapped_column(String(32), default=None)
+    result_reason: Mapped[str | None] = mapped_column(Text, default=None)
+    finished_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), default=None)
+
+    seats: Mapped[list[Seat]] = relationship(
+        back_populates="game", cascade="all, delete-orphan", order_by="Seat.seat"
+    )
+    moves: Mapped[list[MoveRecord]] = relationship(
+        back_populates="game", cascade="all, delete-orphan", order_by="MoveRecord.ply"
+    )
+
+    __mapper_args__ = {"version_id_col": version}
+
+
+class Seat(Base):
+    __tablename__ = "seats"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    game_id: Mapped[int] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"))
+    seat: Mapped[int] = mapped_column(Integer)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id"))
+    #: Secret in this player's reply address for this board (>= 64 random bits).
+    reply_token: Mapped[str] = mapped_column(String(40), unique=True)
+    resigned: Mapped[bool] = mapped_column(Boolean, default=False)
+    #: A resignation sent out of turn, applied when the turn comes.
+    resign_pending: Mapped[bool] = mapped_column(Boolean, default=False)
+    #: One pre-move (`queue`), and a move awaiting `confirm` (`submit`).
+    queued_move: Mapped[str | None] = mapped_column(String(40), default=None)
+    submitted_move: Mapped[str | None] = mapped_column(String(40), default=None)
+    #: Rating change at the end of the game, for the result mail and history.
+    rating_before: Mapped[float | None] = mapped_column(Float, default=None)
+    rating_after: Mapped[float | None] = mapped_column(Float, default=None)
+
+    game: Mapped[Game] = relationship(back_populates="seats")
+    user: Mapped[User] = relationship()
+
+    __table_args__ = (UniqueConstraint("game_id", "seat"),)
+
+
+class MoveRecord(Base):
+    __tablename__ = "moves"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    game_id: Mapped[int] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"))
+    ply: Mapped[int] = mapped_column(Integer)
+    seat: Mapped[int] = mapped_column(Integer)
+    #: Canonical move text.
+    text: Mapped[str] = mapped_column(String(40))
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    #: The Message-ID of the mail that made the move (None for robots and queued moves).
+    source_message_id: Mapped[str | None] = mapped_column(String(255), default=None)
+    #: Played by the server: a queued move, a robot, a forfeit.
+    automatic: Mapped[bool] = mapped_column(Boolean, default=False)
+    comment: Mapped[str | None] = mapped_column(Text, default=None)
+
+    game: Mapped[Game] = relationship(back_populates="moves")
+
+    __table_args__ = (UniqueConstraint("game_id", "ply"),)
+
+
+class Observer(Base):
+    """A user who gets a copy of every board mail of a game (`subscribe`)."""
+
+    __tablename__ = "observers"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    game_id: Mapped[int] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"))
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"))
+    #: Results only (`notify`) instead of every move.
+    results_only: Mapped[bool] = mapped_column(Boolean, default=False)
+
+    __table_args__ = (UniqueConstraint("game_id", "user_id"),)
+
+
+class InboxMail(Base):
+    """A mail accepted by the listener or `process`, stored before it is answered 250."""
+
+    __tablename__ = "inbox"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    received_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    #: Message-ID header, or "sha256:<hex of the bytes>" when there is none;
+    #: a redelivered mail has the same key and is stored (and processed) once.
+    dedup_key: Mapped[str] = mapped_column(String(255), unique=True)
+    envelope_from: Mapped[str] = mapped_column(String(320), default="")
+    #: Envelope recipients, comma-separated.
+    envelope_to: Mapped[str] = mapped_column(Text, default="")
+    raw: Mapped[bytes] = mapped_column(LargeBinary)
+    #: new | done | dropped | parked
+    status: Mapped[str] = mapped_column(String(16), default="new")
+    attempts: Mapped[int] = mapped_column(Integer, default=0)
+    last_error: Mapped[str | None] = mapped_column(Text, default=None)
+    processed_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), default=None)
+    #: Why a mail was dropped unanswered (loop guards), for the log and the admin.
+    note: Mapped[str | None] = mapped_column(Text, default=None)
+
+    __table_args__ = (Index("ix_inbox_status_id", "status", "id"),)
+
+
+class OutboxMail(Base):
+    """A mail to send, written in the same transaction as the change that caused it."""
+
+    __tablename__ = "outbox"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    message_id: Mapped[str] = mapped_column(String(255), unique=True)
+    sender: Mapped[str] = mapped_column(String(320))
+    #: Exactly one recipient per mail.
+    recipient: Mapped[str] = mapped_column(String(320), index=True)
+    raw: Mapped[bytes] = mapped_column(LargeBinary)
+    #: pending | sent | failed
+    status: Mapped[str] = mapped_column(String(16), default="pending")
+    attempts: Mapped[int] = mapped_column(Integer, default=0)
+    next_attempt_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    last_error: Mapped[str | None] = mapped_column(Text, default=None)
+    sent_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), default=None)
+    inbox_id: Mapped[int | None] = mapped_column(ForeignKey("inbox.id"), default=None)
+
+    __table_args__ = (Index("ix_outbox_status_next", "status", "next_attempt_at"),)
+
+
+class ServerCounter(Base):
+    """Small named counters, e.g. broadcasts per user per day."""
+
+    __tablename__ = "counters"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    name: Mapped[str] = mapped_column(String(200), unique=True)
+    value: Mapped[int] = mapped_column(Integer, default=0)
+    updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
