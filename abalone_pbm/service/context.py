@@ -1,0 +1,96 @@
+"""What a command handler works with: the session, the mail it answers, the mails it sends."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from email.message import EmailMessage
+
+from sqlalchemy.orm import Session
+
+from ..config import Settings
+from ..db import repository
+from ..mail.compose import compose
+
+
+class CommandError(Exception):
+    """A command that cannot be carried out; nothing it did is kept.
+
+    ``board`` is the game number when a board is involved, so the error mail can show
+    the unchanged board.
+    """
+
+    def __init__(self, message: str, *, board: int | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.board = board
+
+
+@dataclass
+class Outgoing:
+    to: str
+    subject: str
+    body: str
+    reply_to: str | None = None
+    auto_submitted: str = "auto-replied"
+
+
+@dataclass
+class MailContext:
+    """One incoming mail being processed, and everything it will send."""
+
+    session: Session
+    settings: Settings
+    now: datetime
+    #: The address answers go to (the envelope sender, or From when they differ? see mailroom).
+    sender: str
+    subject: str = ""
+    body: str = ""
+    message_id: str | None = None
+    references: list[str] = field(default_factory=list)
+    inbox_id: int | None = None
+    outgoing: list[Outgoing] = field(default_factory=list)
+
+    def send(self, mail: Outgoing) -> None:
+        self.outgoing.append(mail)
+
+    def reply(self, subject: str, body: str) -> None:
+        self.send(Outgoing(self.sender, subject, body))
+
+    def send_to(self, address: str, subject: str, body: str) -> None:
+        self.send(Outgoing(address, subject, body))
+
+    def reply_address(self, board: int, token: str) -> str:
+        settings = self.settings
+        return f"{settings.address_local}+{board}.{token}@{settings.address_domain}"
+
+    def flush(self) -> int:
+        """Turn the collected mails into outbox rows in the current transaction."""
+        count = 0
+        answering = self.message_id
+        references = [*self.references, answering] if answering else list(self.references)
+        for mail in self.outgoing:
+            message = self._compose(mail, answering, references)
+            repository.enqueue_outbox(self.session, message, self.now, inbox_id=self.inbox_id)
+            count += 1
+        self.outgoing.clear()
+        return count
+
+    def _compose(
+        self, mail: Outgoing, answering: str | None, references: list[str]
+    ) -> EmailMessage:
+        # Only mail that answers the sender carries In-Reply-To; board mails to the
+        # other players are new threads for them.
+        is_answer = answering is not None and mail.to.lower() == self.sender.lower()
+        return compose(
+            sender=self.settings.address,
+            to=mail.to,
+            subject=mail.subject,
+            body=mail.body,
+            reply_to=mail.reply_to,
+            in_reply_to=answering if is_answer else None,
+            references=references if is_answer else None,
+            auto_submitted=mail.auto_submitted,
+            loop_token=self.settings.address,
+            date=self.now,
+        )

@@ -1,0 +1,282 @@
+"""From games and users to rendered mails: builds the render layer's plain views."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from sqlalchemy import select
+
+from .. import render
+from ..db import repository
+from ..db.models import Game, Observer, Seat, User
+from ..rules import Board
+from .context import MailContext, Outgoing
+from .games import GameOptions, board_at, load_board, winners_of
+
+
+def options_mapping(options: GameOptions) -> dict[str, str | bool]:
+    """The options as the challenge command spells them (names without the dash)."""
+    out: dict[str, str | bool] = {}
+    if options.layout == "bowl":
+        out["bowl"] = True
+    elif options.layout != "standard":
+        out["layout"] = options.layout
+    if options.teams:
+        out["teams"] = True
+    if options.ko:
+        out["ko"] = True
+    if options.target != 6:
+        out["target"] = str(options.target)
+    if options.movelimit:
+        out["movelimit"] = str(options.movelimit)
+    if options.variant:
+        out[options.variant] = True
+    if options.nagtime != 7:
+        out["nagtime"] = str(options.nagtime)
+    if options.forfeittime != 21:
+        out["forfeittime"] = str(options.forfeittime)
+    if options.totaltime:
+        out["totaltime"] = str(options.totaltime)
+    return out
+
+
+def observers_of(ctx: MailContext, game: Game) -> list[tuple[User, bool]]:
+    rows = ctx.session.execute(
+        select(User, Observer.results_only)
+        .join(Observer, Observer.user_id == User.id)
+        .where(Observer.game_id == game.id)
+        .order_by(User.userid)
+    )
+    return [(user, bool(results_only)) for user, results_only in rows]
+
+
+def game_view(
+    ctx: MailContext,
+    game: Game,
+    *,
+    comment_by: User | None = None,
+    comment: str = "",
+    notices: Sequence[str] = (),
+    ratings: Sequence[tuple[Seat, float, float]] = (),
+    ply: int | None = None,
+) -> render.GameView:
+    players = tuple(seat.user.userid for seat in game.seats)
+    moves = tuple((m.ply, m.seat, m.text + ("*" if m.automatic else "")) for m in game.moves)
+    if ply is not None:
+        moves = moves[:ply]
+    vote = None
+    if game.proposal and game.status == "active":
+        voted = {int(s) for s in game.proposal_votes.split(",") if s}
+        waiting = tuple(
+            s.user.userid for s in game.seats if not s.resigned and s.seat not in voted
+        )
+        proposer = next(
+            (s.user.userid for s in game.seats if s.seat == game.proposal_seat), "?"
+        )
+        vote = render.Vote(game.proposal, proposer, waiting)
+    result = None
+    if game.status != "active" and ply is None:
+        winners = winners_of(game)
+        result = render.Result(
+            tuple(s.user.userid for s in game.seats if s.seat in winners),
+            game.result_reason or "",
+        )
+    return render.GameView(
+        number=game.number,
+        players=players,
+        moves=moves,
+        options=options_mapping(GameOptions.from_json(game.options)),
+        observers=tuple(u.userid for u, only in observers_of(ctx, game) if not only),
+        comment=render.Comment(comment_by.userid, comment) if comment_by and comment else None,
+        vote=vote,
+        notices=tuple(notices),
+        resigned=tuple(s.user.userid for s in game.seats if s.resigned),
+        result=result,
+        ratings=tuple(
+            render.RatingChange(seat.user.userid, before, after, seat.user.rated_games <= 20)
+            for seat, before, after in ratings
+        ),
+        ply=ply,
+        challenger=game.challenger,
+    )
+
+
+def _player_mails(
+    ctx: MailContext,
+    game: Game,
+    board: Board,
+    view: render.GameView,
+    make: object,
+    *,
+    observers: bool = True,
+    results: bool = False,
+) -> set[str]:
+    """Send one mail per address of every player (with their reply address) and
+    observer; returns the addresses written to."""
+    build = make  # render.board_mail / new_game_mail / game_over_mail
+    sent: set[str] = set()
+    for seat in game.seats:
+        user = seat.user
+        if user.robot is not None:
+            continue
+        subject, body = build(view, board, recipient=user.userid)  # type: ignore[operator]
+        reply_to = ctx.reply_address(game.number, seat.reply_token)
+        for address in user_addresses(user):
+            if address in sent:
+                continue
+            sent.add(address)
+            ctx.send(Outgoing(address, subject, body, reply_to=reply_to))
+    if observers:
+        for user, results_only in observers_of(ctx, game):
+            if results_only and not results:
+                continue
+            subject, body = build(view, board, recipient=None)  # type: ignore[operator]
+            for address in user_addresses(user):
+                if address not in sent:
+                    sent.add(address)
+                    ctx.send(Outgoing(address, subject, body))
+    return sent
+
+
+def user_addresses(user: User) -> list[str]:
+    return [a.address for a in user.addresses]
+
+
+def new_game_mails(ctx: MailContext, game: Game, board: Board) -> set[str]:
+    view = game_view(ctx, game)
+    return _player_mails(ctx, game, board, view, render.new_game_mail, observers=False)
+
+
+def challenge_confirmation(ctx: MailContext, game: Game, board: Board) -> Outgoing:
+    view = game_view(ctx, game)
+    subject, body = render.new_game_mail(view, board, recipient=None)
+    return Outgoing(ctx.sender, subject, body)
+
+
+def board_mails(
+    ctx: MailContext,
+    game: Game,
+    board: Board,
+    *,
+    mover: User,
+    comment: str,
+    notices: Sequence[str] = (),
+) -> None:
+    view = game_view(ctx, game, comment_by=mover, comment=comment, notices=notices)
+    _player_mails(ctx, game, board, view, render.board_mail)
+
+
+def game_over_mails(
+    ctx: MailContext,
+    game: Game,
+    board: Board,
+    changes: Sequence[tuple[Seat, float, float]],
+    *,
+    mover: User,
+    comment: str,
+    notices: Sequence[str] = (),
+) -> None:
+    view = game_view(
+        ctx, game, comment_by=mover, comment=comment, notices=notices, ratings=changes
+    )
+    _player_mails(ctx, game, board, view, render.game_over_mail, results=True)
+
+
+def show_mail(ctx: MailContext, game: Game, ply: int | None) -> Outgoing:
+    if ply is None or ply == game.ply:
+        board, shown = load_board(game), None
+    else:
+        board, shown = board_at(game, ply), ply
+    view = game_view(ctx, game, ply=shown)
+    recipient = _recipient_userid(ctx, game)
+    if game.status != "active" and shown is None:
+        subject, body = render.game_over_mail(view, board, recipient=recipient)
+    else:
+        subject, body = render.board_mail(view, board, recipient=recipient)
+    return Outgoing(ctx.sender, subject, body)
+
+
+def _recipient_userid(ctx: MailContext, game: Game) -> str | None:
+    """The player of this game who sent the mail, if any (for the "how to reply" part)."""
+    users = repository.find_user_by_address(ctx.session, ctx.sender.lower())
+    ids = {u.id for u in users}
+    for seat in game.seats:
+        if seat.user_id in ids:
+            return seat.user.userid
+    return None
+
+
+def games_list(
+    ctx: MailContext, games: Sequence[Game], users: Sequence[User], selection: str
+) -> Outgoing:
+    whose = ", ".join(u.userid for u in users) if users else "everyone"
+    lines = [f"Abalone games of {whose} ({selection}):", ""]
+    if not games:
+        lines.append("  none")
+    for game in games:
+        board = load_board(game)
+        names = " ".join(s.user.userid for s in game.seats)
+        if game.status == "active":
+            mover = next((s.user.userid for s in game.seats if s.seat == board.turn), "?")
+            state = f"move {game.ply + 1}, {mover} to move"
+        elif game.status == "finished":
+            winners = winners_of(game)
+            won = [s.user.userid for s in game.seats if s.seat in winners]
+            state = f"won by {' and '.join(won)}" if won else "drawn"
+        else:
+            state = game.status
+        lines.append(f"  {game.number:>5}  {names:<30} {state}")
+    subject, body = render.text_mail("Abalone games", "\n".join(lines))
+    return Outgoing(ctx.sender, subject, body)
+
+
+def signup_confirmation(ctx: MailContext, user: User, address: str) -> Outgoing:
+    subject, body = render.signup_mail(
+        user.userid, user_addresses(user), server_address=ctx.settings.address
+    )
+    return Outgoing(address, subject, body)
+
+
+def error_mail(
+    ctx: MailContext, message: str, board_number: int | None, *, line: str | None = None
+) -> tuple[str, str]:
+    """An error answer; with the unchanged board when a board is involved."""
+    subject_text = line if line is not None else ctx.subject
+    body_text = "" if line is not None else ctx.body
+    game = repository.get_game(ctx.session, board_number) if board_number else None
+    syntax = None
+    if "\nSyntax is " in message:
+        message, _, rest = message.partition("\nSyntax is ")
+        syntax = "Syntax is " + rest
+    if game is None:
+        return render.error_mail(
+            message, syntax=syntax, original_subject=subject_text, original_body=body_text
+        )
+    board = load_board(game)
+    view = game_view(ctx, game)
+    return render.error_mail(
+        message,
+        syntax=syntax,
+        original_subject=subject_text,
+        original_body=body_text,
+        game=view,
+        board=board,
+        recipient=_recipient_userid(ctx, game),
+    )
+
+
+def plain_error(ctx: MailContext, message: str) -> tuple[str, str]:
+    return render.error_mail(message, original_subject=ctx.subject, original_body=ctx.body)
+
+
+def multiple_summary(ctx: MailContext, results: Sequence[str]) -> tuple[str, str]:
+    text = "Results of the commands in your multiple mail:\n\n" + "\n\n".join(results)
+    return render.text_mail("Abalone multiple", text)
+
+
+def help_mail(ctx: MailContext, topics: list[str], *, game: bool) -> tuple[str, str]:
+    robots = [
+        (u.userid, u.robot or "")
+        for u in ctx.session.scalars(select(User).where(User.robot.is_not(None)))
+    ]
+    return render.help_mail(topics, game=game, robots=robots, server_address=ctx.settings.address)
