@@ -284,3 +284,20 @@ HANDLERS: dict[type, Handler] = {
     parsing.Games: _games,
 }
 
+
+def _register_extensions() -> None:
+    """Commands living in their own modules add their handlers to the tables here."""
+    import importlib
+
+    for name in ("game_commands", "server_commands"):
+        try:
+            module = importlib.import_module(f"{__package__}.{name}")
+        except ModuleNotFoundError as error:
+            if error.name != f"{__package__}.{name}":
+                raise
+            continue
+        HANDLERS.update(getattr(module, "HANDLERS", {}))
+        REPLY_ACTIONS.update(getattr(module, "REPLY_ACTIONS", {}))
+
+
+_register_extensions()

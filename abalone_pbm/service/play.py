@@ -8,7 +8,7 @@ from sqlalchemy import select
 
 from ..db import repository
 from ..db.models import Game, Seat, User
-from ..rules import Board, MoveError, get_layout, layout_names
+from ..rules import Board, MoveError, Outcome, get_layout, layout_names
 from . import mails
 from .accounts import authenticate, find_user, user_addresses
 from .context import CommandError, MailContext
@@ -264,6 +264,8 @@ def resign_player(ctx: MailContext, game: Game, user: User, comment: str = "") -
     notice = f"{user.userid} resigned."
     outcome = board.outcome()
     if outcome is not None:
+        if user.userid not in outcome.reason:
+            outcome = Outcome(outcome.winners, f"{user.userid} resigned")
         finish(game, outcome, ctx.now)
         changes = apply_ratings(game)
         mails.game_over_mails(ctx, game, board, changes, mover=user, comment=comment,

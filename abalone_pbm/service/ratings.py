@@ -32,12 +32,13 @@ def expected_score(rating: float, opponent: float) -> float:
 def new_rating(rating: float, games: int, opponent: float, score: float) -> float:
     """One player's rating after a game against an opponent (or an average) of ``opponent``.
 
-    While provisional the rating is the running performance average: each game
-    counts as the opponent's rating +400 for a win, -400 for a loss, +0 for a draw.
+    While provisional the rating is a running performance average: each game counts
+    as the opponent's rating +400 for a win, -400 for a loss, +0 for a draw, and the
+    rating held before counts as one more game (so a first win gives 1800, not 2000).
     """
     if games < PROVISIONAL_GAMES:
         performance = opponent + 400.0 * (2.0 * score - 1.0)
-        return (rating * games + performance) / (games + 1)
+        return (rating * (games + 1) + performance) / (games + 2)
     return rating + K_FACTOR * (score - expected_score(rating, opponent))
 
 
