@@ -1,0 +1,136 @@
+"""Passwords never come back in a quoted mail (DESIGN 2.3)."""
+
+from __future__ import annotations
+
+import pytest
+
+from abalone_pbm.parsing import mask_passwords, quote_original
+
+M = "********"
+
+
+@pytest.mark.parametrize(
+    "line, masked",
+    [
+        ("signup fred Secret", f"signup fred {M}"),
+        ("signup fred Secret fred@example.org", f"signup fred {M} fred@example.org"),
+        ("add fred Secret f@x.org", f"add fred {M} f@x.org"),
+        ("change password fred Old New", f"change password fred {M} {M}"),
+        ("change address fred Secret a@b.org", f"change address fred {M} a@b.org"),
+        ("signoff fred Secret", f"signoff fred {M}"),
+        ("delete fred Secret", f"delete fred {M}"),
+        ("message fred Secret wilma", f"message fred {M} wilma"),
+        ("broadcast fred Secret", f"broadcast fred {M}"),
+        ("vacation fred Secret on", f"vacation fred {M} on"),
+        ("password set fred C0DE NewPw", f"password set fred {M} {M}"),
+        ("password reset fred", "password reset fred"),
+        ("abalone showas fred Secret 101", f"abalone showas fred {M} 101"),
+        ("abalone move 101 fred Secret c3-c5,d4", f"abalone move 101 fred {M} c3-c5,d4"),
+        ("abalone board 101 fred Secret c3-c5,d4", f"abalone board 101 fred {M} c3-c5,d4"),
+        ("abalone mvoe 101 fred Secret c3-c5,d4", f"abalone mvoe 101 fred {M} c3-c5,d4"),
+        ("abalone resign 101 fred Secret", f"abalone resign 101 fred {M}"),
+        ("abalone queue 101 fred Secret c5,d5", f"abalone queue 101 fred {M} c5,d5"),
+        ("abalone submit 101 fred Secret c5,d5", f"abalone submit 101 fred {M} c5,d5"),
+        ("abalone confirm 101 fred Secret", f"abalone confirm 101 fred {M}"),
+        ("abalone chat 101 fred Secret", f"abalone chat 101 fred {M}"),
+        ("abalone subscribe 101 fred Secret", f"abalone subscribe 101 fred {M}"),
+        ("abalone subscribe fred Secret all", f"abalone subscribe fred {M} all"),
+        ("abalone unsubscribe 101 fred Secret", f"abalone unsubscribe 101 fred {M}"),
+        ("abalone unsubscribe fred Secret all", f"abalone unsubscribe fred {M} all"),
+        ("abalone notify fred Secret 101", f"abalone notify fred {M} 101"),
+        ("abalone limit fred Secret 5", f"abalone limit fred {M} 5"),
+        ("abalone accept fred Secret", f"abalone accept fred {M}"),
+        ("abalone reject fred Secret", f"abalone reject fred {M}"),
+        ("abalone seek fred Secret 2", f"abalone seek fred {M} 2"),
+        # commands without passwords stay as they are
+        ("abalone show 101", "abalone show 101"),
+        ("abalone challenge fred wilma", "abalone challenge fred wilma"),
+        ("help signup", "help signup"),
+        ("just a comment about the game", "just a comment about the game"),
+    ],
+)
+def test_every_password_position_is_masked(line: str, masked: str) -> None:
+    assert mask_passwords(line) == masked
+
+
+@pytest.mark.parametrize(
+    "line, masked",
+    [
+        # the brief's example: the move is bad, the password is still hidden
+        ("abalone move 101 fred secret zz9", f"abalone move 101 fred {M} zz9"),
+        ("abalone move 101 fred secret", f"abalone move 101 fred {M}"),
+        # the board number is missing
+        ("abalone move fred secret c3-c5,d4", f"abalone move fred {M} c3-c5,d4"),
+        # the userid is missing: the word before the move is the password
+        ("abalone move 101 secret c3-c5,d4", f"abalone move 101 {M} c3-c5,d4"),
+        ("abalone move 101 secret c3 - c5 , d4", f"abalone move 101 {M} c3 - c5 , d4"),
+        ("abalone move 101 secret resign", f"abalone move 101 {M} resign"),
+        # a misspelt game word or command, a missing game word
+        ("ablone move 101 fred secret c5,d5", f"ablone move 101 fred {M} c5,d5"),
+        ("abalone moev 101 fred secret c5,d5", f"abalone moev 101 fred {M} c5,d5"),
+        ("move 101 fred secret c5,d5", f"move 101 fred {M} c5,d5"),
+        ("sigunp fred secret", f"sigunp fred {M}"),
+        # too many words
+        ("signoff fred secret now", f"signoff fred {M} now"),
+        # any case, any spacing, prefixes, quote marks and a Subject: label
+        ("ABALONE MOVE 101 Fred SeCret c5,d5", f"ABALONE MOVE 101 Fred {M} c5,d5"),
+        ("abalone   move\t101  fred   secret  c5,d5", f"abalone   move\t101  fred   {M}  c5,d5"),
+        ("Re: Fwd: abalone move 101 fred secret c5,d5", f"Re: Fwd: abalone move 101 fred {M} c5,d5"),
+        ("> > abalone resign 101 fred secret", f"> > abalone resign 101 fred {M}"),
+        ("Subject: signup fred secret", f"Subject: signup fred {M}"),
+        ("  change password fred a b", f"  change password fred {M} {M}"),
+    ],
+)
+def test_passwords_are_masked_in_lines_that_do_not_parse(line: str, masked: str) -> None:
+    assert mask_passwords(line) == masked
+
+
+def test_every_line_of_a_multiple_body_is_masked_and_line_ends_kept() -> None:
+    text = (
+        "multiple\r\n"
+        "signup fred pw1\r\n"
+        "abalone move 101 fred pw2 c3-c5,d4\n"
+        "change password fred pw3 pw4\n"
+        "abalone move 102 fred pw5 nonsense words\n"
+        "just text\n"
+    )
+    masked = mask_passwords(text)
+    for secret in ("pw1", "pw2", "pw3", "pw4", "pw5"):
+        assert secret not in masked
+    assert masked.count("\r\n") == 2
+    assert masked.endswith("just text\n")
+    assert masked.splitlines()[2] == f"abalone move 101 fred {M} c3-c5,d4"
+
+
+def test_quote_original_masks_and_quotes() -> None:
+    quoted = quote_original(
+        "Re: abalone move 101 fred Secret zz9",
+        "My comment\n\nmultiple-like line: signup wilma Pw\n-- \nFred\n",
+    )
+    assert quoted.splitlines() == [
+        f"> Subject: Re: abalone move 101 fred {M} zz9",
+        ">",
+        "> My comment",
+        ">",
+        "> multiple-like line: signup wilma Pw",
+        "> --",
+        "> Fred",
+    ]
+    assert "Secret" not in quoted
+
+
+def test_quote_original_of_a_multiple_mail() -> None:
+    quoted = quote_original("multiple", "signup fred S1\nabalone move 101 fred S2 c5,d5\n")
+    assert "S1" not in quoted and "S2" not in quoted
+    assert all(line.startswith(">") for line in quoted.splitlines())
+
+
+def test_quote_original_cuts_long_bodies() -> None:
+    quoted = quote_original("help", "\n".join(f"line {i}" for i in range(500)), max_lines=10)
+    lines = quoted.splitlines()
+    assert lines[-1] == "> [... 490 more lines not quoted]"
+    assert len(lines) == 1 + 1 + 10 + 1
+
+
+def test_quote_original_without_body() -> None:
+    assert quote_original("signup fred pw", "") == f"> Subject: signup fred {M}"
