@@ -11,3 +11,5 @@ from typing import Callable
 Registrar = Callable[["argparse._SubParsersAction[argparse.ArgumentParser]"], None]
 
 REGISTRARS: list[Registrar] = []
+from .mail import cli as _mail_cli  # noqa: E402,F401  (serve, process, work, send)
+from .db import cli as _db_cli  # noqa: E402,F401  (db upgrade, downgrade, current)

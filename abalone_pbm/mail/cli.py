@@ -1,0 +1,226 @@
+"""Mail sub-commands: ``serve``, ``process``, ``work`` and ``send``.
+
+Registered in ``abalone_pbm.server_cli.REGISTRARS`` when this module is imported.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+import threading
+from typing import Any
+
+from ..server_cli import REGISTRARS
+
+log = logging.getLogger(__name__)
+
+#: sysexits.h: the MTA keeps the mail and tries again later.
+EX_TEMPFAIL = 75
+#: sysexits.h: the input is not acceptable (the MTA bounces it).
+EX_DATAERR = 65
+
+
+def _setup_logging(args: argparse.Namespace) -> None:
+    level = logging.DEBUG if getattr(args, "verbose", False) else logging.INFO
+    logging.basicConfig(
+        level=level,
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+        stream=sys.stderr,
+    )
+    # aiosmtpd logs every SMTP command at INFO, Alembic each plugin it loads.
+    for noisy in ("mail.log", "alembic"):
+        logging.getLogger(noisy).setLevel(logging.WARNING)
+
+
+def _settings(args: argparse.Namespace) -> Any:
+    from ..config import load_settings
+
+    return load_settings(getattr(args, "config", None))
+
+
+def _add_common(parser: argparse.ArgumentParser) -> None:
+    # SUPPRESS: do not overwrite a --config given before the sub-command.
+    parser.add_argument("--config", metavar="FILE", default=argparse.SUPPRESS,
+                        help="a TOML settings file (the environment wins over it)")
+    parser.add_argument("-v", "--verbose", action="store_true", default=argparse.SUPPRESS,
+                        help="log more")
+
+
+# -- serve -------------------------------------------------------------------------
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    """Listener + worker + sender + clock until SIGINT/SIGTERM."""
+    from ..server import serve
+
+    _setup_logging(args)
+    try:
+        settings = _settings(args)
+    except (OSError, ValueError) as error:
+        print(f"abalone-pbm serve: {error}", file=sys.stderr)
+        return 2
+    return serve(settings)
+
+
+# -- process -----------------------------------------------------------------------
+
+
+def cmd_process(args: argparse.Namespace) -> int:
+    """Store one message from FILE or stdin in the inbox (exit 0), or exit 75."""
+    from ..clock import SystemClock
+    from .intake import (
+        envelope_sender_from_headers,
+        first_from_address,
+        split_from_line,
+        store_mail,
+    )
+
+    logging.basicConfig(level=logging.WARNING, stream=sys.stderr,
+                        format="abalone-pbm process: %(levelname)s %(message)s")
+    try:
+        if args.file and args.file != "-":
+            with open(args.file, "rb") as handle:
+                raw = handle.read()
+        else:
+            raw = sys.stdin.buffer.read()
+        settings = _settings(args)
+        raw, from_line_sender = split_from_line(raw)
+        if settings.max_message_bytes and len(raw) > settings.max_message_bytes:
+            print(f"abalone-pbm process: message too big ({len(raw)} bytes, the limit is "
+                  f"{settings.max_message_bytes})", file=sys.stderr)
+            return EX_DATAERR
+        sender = args.sender
+        if sender is None:
+            sender = from_line_sender
+        if sender is None:
+            sender = envelope_sender_from_headers(raw)
+        if sender is None:
+            # No envelope information at all: the author is the best we know.
+            sender = first_from_address(raw)
+        if sender.strip() == "<>":
+            sender = ""
+        # Unknown recipients stay empty: the service layer then reads Delivered-To/To.
+        recipients = args.recipient or []
+        from ..db.session import Database
+
+        database = Database(settings.database_url)
+        try:
+            database.ensure_schema()
+            mail_id, created = store_mail(database, raw, sender, recipients, SystemClock())
+        finally:
+            database.dispose()
+    except Exception as error:
+        print(f"abalone-pbm process: could not store the message: "
+              f"{error.__class__.__name__}: {error}", file=sys.stderr)
+        return EX_TEMPFAIL
+    if not args.quiet:
+        state = "stored" if created else "already stored"
+        print(f"abalone-pbm process: {state} as inbox mail {mail_id}", file=sys.stderr)
+    return 0
+
+
+# -- work --------------------------------------------------------------------------
+
+
+def cmd_work(args: argparse.Namespace) -> int:
+    """Process stored inbox mail without a listener."""
+    from ..clock import SystemClock
+    from ..server import _service_hooks, install_stop_signals, open_database
+    from ..worker import Worker
+
+    _setup_logging(args)
+    try:
+        settings = _settings(args)
+        database = open_database(settings)
+        handle, _tick = _service_hooks(settings, database)
+    except Exception as error:
+        print(f"abalone-pbm work: {error.__class__.__name__}: {error}", file=sys.stderr)
+        return 1
+    worker = Worker(database, settings, SystemClock(), handle)
+    if args.once:
+        count = worker.run_pending()
+        print(f"abalone-pbm work: processed {count} mail(s)")
+        return 0
+    stop = threading.Event()
+    install_stop_signals(stop)
+    print(f"abalone-pbm work: processing mail in {database.describe()}")
+    worker.run_forever(stop)
+    return 0
+
+
+# -- send --------------------------------------------------------------------------
+
+
+def cmd_send(args: argparse.Namespace) -> int:
+    """Drain the outbox (once, or until stopped)."""
+    from ..clock import SystemClock
+    from ..server import install_stop_signals, open_database
+    from .sender import Sender
+
+    _setup_logging(args)
+    try:
+        settings = _settings(args)
+        database = open_database(settings)
+    except Exception as error:
+        print(f"abalone-pbm send: {error.__class__.__name__}: {error}", file=sys.stderr)
+        return 1
+    sender = Sender(database, settings, SystemClock())
+    if args.once:
+        sent, failed = sender.drain()
+        print(f"abalone-pbm send: sent {sent} mail(s) to {sender.destination}"
+              + (f"; {failed} not sent (see the log)" if failed else ""))
+        return 0
+    stop = threading.Event()
+    install_stop_signals(stop)
+    print(f"abalone-pbm send: sending the outbox of {database.describe()} "
+          f"to {sender.destination}")
+    sender.run_forever(stop)
+    return 0
+
+
+def register(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
+    serve = sub.add_parser(
+        "serve", help="run the mail server (listener, worker, sender, clock)",
+        description="Run the listener, the worker, the sender and the timeout clock in one "
+        "process until SIGINT/SIGTERM. Creates or upgrades the database first.",
+    )
+    _add_common(serve)
+    serve.set_defaults(handler=cmd_serve)
+
+    process = sub.add_parser(
+        "process", help="store one message from FILE or stdin (an MTA pipe transport)",
+        description="Store one message in the inbox for the worker of `serve` (or `work`). "
+        "Exit 0 when stored (or already stored), 75 (EX_TEMPFAIL) when it could not be "
+        "stored and must be retried, 65 when it is larger than the size limit.",
+    )
+    process.add_argument("file", nargs="?", metavar="FILE", help="the message (default: stdin)")
+    process.add_argument("-f", "--sender", metavar="ADDRESS", default=None,
+                         help="the envelope sender (default: an mbox From_ line, the "
+                         "Return-Path header, else the From address); '' or <> for a bounce")
+    process.add_argument("-r", "--recipient", metavar="ADDRESS", action="append",
+                         help="an envelope recipient, repeatable (default: none given; the "
+                         "recipient is then read from Delivered-To/X-Original-To/To)")
+    process.add_argument("-q", "--quiet", action="store_true", help="say nothing on success")
+    _add_common(process)
+    process.set_defaults(handler=cmd_process)
+
+    work = sub.add_parser(
+        "work", help="process stored inbox mail (without a listener)",
+        description="Process the mail stored in the inbox, one transaction per mail.",
+    )
+    work.add_argument("--once", action="store_true",
+                      help="process what is waiting, then exit")
+    _add_common(work)
+    work.set_defaults(handler=cmd_work)
+
+    send = sub.add_parser(
+        "send", help="drain the outbox",
+        description="Send the outbox to the relay (ABALONE_PBM_RELAY) or the Maildir.",
+    )
+    send.add_argument("--once", action="store_true", help="send what is due, then exit")
+    _add_common(send)
+    send.set_defaults(handler=cmd_send)
+
+
+REGISTRARS.append(register)

@@ -1,0 +1,131 @@
+"""Mail the server must not answer (DESIGN §2.4): automatic mail, lists, bounces, loops.
+
+``reason_to_ignore`` returns a short reason for the log and the inbox note, or None when
+the mail is a person's and must be answered. The daily reply cap per address is enforced
+by the worker, which can count what was sent.
+"""
+
+from __future__ import annotations
+
+import re
+from email.message import EmailMessage, Message
+from email.utils import getaddresses
+
+__all__ = ["reason_to_ignore", "local_part", "is_our_address", "addresses_in"]
+
+_COMMENT = re.compile(r"\([^()]*\)")
+_BULK_PRECEDENCE = {"bulk", "junk", "list"}
+_SYSTEM_LOCALS = {"mailer-daemon", "postmaster"}
+_REPORT_TYPES = {
+    "message/delivery-status",
+    "message/global-delivery-status",
+    "message/disposition-notification",
+    "message/global-disposition-notification",
+    "message/feedback-report",
+}
+
+
+def _bare(address: str) -> str:
+    return address.strip().strip("<>").strip().lower()
+
+
+def local_part(address: str) -> str:
+    """The part before the last ``@`` (the whole text when there is none), lower case."""
+    bare = _bare(address)
+    return bare.rsplit("@", 1)[0] if "@" in bare else bare
+
+
+def is_our_address(address: str, our_address: str) -> bool:
+    """True for the server address and every ``<local>+anything@<domain>`` (any case)."""
+    bare, ours = _bare(address), _bare(our_address)
+    if not bare or "@" not in bare:
+        return False
+    if bare == ours:
+        return True
+    local, _, domain = bare.rpartition("@")
+    our_local, _, our_domain = ours.rpartition("@")
+    return domain == our_domain and local.startswith(our_local + "+")
+
+
+def addresses_in(message: Message, header: str) -> list[str]:
+    """Every address in every ``header`` line of ``message`` (empty on garbage)."""
+    try:
+        values = [str(value) for value in message.get_all(header, [])]
+    except Exception:  # a header the parser could not make sense of
+        return []
+    try:
+        return [addr for _, addr in getaddresses(values) if addr]
+    except Exception:
+        return []
+
+
+def _header(message: Message, name: str) -> str:
+    try:
+        value = message.get(name)
+    except Exception:
+        return "?"
+    return "" if value is None else " ".join(str(value).split())
+
+
+def _system_sender(address: str) -> str | None:
+    local = local_part(address)
+    if local in _SYSTEM_LOCALS:
+        return local
+    if local.startswith("owner-"):
+        return "owner-*"
+    if local.endswith("-request"):
+        return "*-request"
+    return None
+
+
+def _is_report(message: Message) -> str | None:
+    if message.get_content_type() == "multipart/report":
+        report = message.get_param("report-type", header="content-type")
+        return f"multipart/report ({report})" if report else "multipart/report"
+    if message.get_param("report-type", header="content-type"):
+        return "report-type=" + str(message.get_param("report-type", header="content-type"))
+    for part in message.walk():
+        if part.get_content_type() in _REPORT_TYPES:
+            return part.get_content_type()
+    return None
+
+
+def reason_to_ignore(
+    message: EmailMessage | Message, envelope_from: str, our_address: str
+) -> str | None:
+    """Why this mail must be dropped unanswered, or None when it is to be answered."""
+    envelope = _bare(envelope_from or "")
+    if not envelope:
+        return "empty envelope sender (a bounce)"
+    auto = _COMMENT.sub(" ", _header(message, "Auto-Submitted")).split(";", 1)[0].strip()
+    if auto and auto.lower() != "no":
+        return f"Auto-Submitted: {auto}"
+    precedence = _header(message, "Precedence").lower()
+    if precedence in _BULK_PRECEDENCE:
+        return f"Precedence: {precedence}"
+    if message.get("List-Id") is not None:
+        return "mailing list mail (List-Id)"
+    for value in message.get_all("X-Loop", []) or []:
+        for _, addr in getaddresses([str(value)]):
+            if addr and _bare(addr) == _bare(our_address):
+                return "X-Loop: our own"
+        if _bare(str(value)) == _bare(our_address):
+            return "X-Loop: our own"
+    report = _is_report(message)
+    if report:
+        return f"delivery report ({report})"
+    system = _system_sender(envelope)
+    if system:
+        return f"envelope sender is {system}"
+    for address in addresses_in(message, "From"):
+        system = _system_sender(address)
+        if system:
+            return f"From is {system}"
+        if is_our_address(address, our_address):
+            return "From is our own address"
+    if is_our_address(envelope, our_address):
+        return "envelope sender is our own address"
+    for address in addresses_in(message, "Reply-To"):
+        if is_our_address(address, our_address):
+            return "Reply-To is our own address"
+    return None

@@ -1,0 +1,227 @@
+"""The SMTP/LMTP edge: validate recipients, store the mail durably, only then say 250.
+
+The listener does no game work (compare GNU Mailman's LMTP runner): it checks the
+recipients at RCPT time, hands the bytes to a blocking ``store`` function in a worker
+thread so the event loop never blocks, and answers ``250`` only after ``store`` has
+returned (the mail is committed). Any internal fault is answered ``451`` so that the
+sending MTA keeps the mail and retries; a ``5xx`` would bounce a player's move.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import Any, Callable
+
+from aiosmtpd.controller import Controller
+from aiosmtpd.lmtp import LMTP
+from aiosmtpd.smtp import SMTP, Envelope, Session
+
+from ..config import Settings
+from .guards import is_our_address
+
+__all__ = [
+    "IntakeHandler",
+    "IntakeController",
+    "make_accepts",
+    "start_listener",
+    "stop_listener",
+    "TEMPFAIL",
+]
+
+log = logging.getLogger(__name__)
+
+Store = Callable[[bytes, str, list[str]], Any]
+Accepts = Callable[[str], bool]
+
+TEMPFAIL = "451 4.3.0 Temporary failure, please retry"
+UNKNOWN_RECIPIENT = "550 5.1.1 Recipient address rejected: no such user here"
+TOO_BIG = "552 5.3.4 Message size exceeds fixed maximum message size"
+ACCEPTED = "250 2.0.0 OK"
+#: Most recipients of one transaction (we have one address; many is a sign of abuse).
+MAX_RECIPIENTS = 100
+
+
+def make_accepts(settings: Settings) -> Accepts:
+    """Our addresses: the server address and ``<local>+<anything>@<domain>`` (any case)."""
+
+    def accepts(address: str) -> bool:
+        return is_our_address(address, settings.address)
+
+    return accepts
+
+
+class IntakeHandler:
+    """aiosmtpd handler that stores each accepted mail before answering it.
+
+    ``store(raw, mail_from, rcpt_tos)`` is blocking (a database transaction) and runs in
+    the event loop's thread pool; it must raise when the mail is not durably stored.
+    ``accepts(address)`` says whether a recipient is ours (cheap; runs on the loop).
+    ``notify()`` (optional) is called after each stored mail, e.g. to wake the worker.
+    With ``lmtp=True`` the DATA answer is one line per accepted recipient (RFC 2033).
+    """
+
+    def __init__(
+        self,
+        store: Store,
+        accepts: Accepts,
+        max_bytes: int,
+        *,
+        lmtp: bool = False,
+        notify: Callable[[], None] | None = None,
+    ) -> None:
+        self.store = store
+        self.accepts = accepts
+        self.max_bytes = max_bytes
+        self.lmtp = lmtp
+        self.notify = notify
+
+    async def handle_RCPT(
+        self,
+        server: SMTP,
+        session: Session,
+        envelope: Envelope,
+        address: str,
+        rcpt_options: list[str],
+    ) -> str:
+        try:
+            ours = self.accepts(address)
+        except Exception:
+            log.exception("recipient check failed for %r", address)
+            return TEMPFAIL
+        if not ours:
+            log.info("refused recipient %r from %r", address, envelope.mail_from)
+            return UNKNOWN_RECIPIENT
+        if len(envelope.rcpt_tos) >= MAX_RECIPIENTS:
+            return "452 4.5.3 Too many recipients"
+        envelope.rcpt_tos.append(address)
+        envelope.rcpt_options.extend(rcpt_options)
+        return "250 2.1.5 OK"
+
+    def _answer(self, envelope: Envelope, status: str) -> str:
+        if self.lmtp:
+            # RFC 2033: one reply per recipient that was accepted at RCPT time.
+            return "\r\n".join(status for _ in envelope.rcpt_tos) or status
+        return status
+
+    async def handle_DATA(self, server: SMTP, session: Session, envelope: Envelope) -> str:
+        raw = envelope.original_content
+        if raw is None:
+            raw = envelope.content if isinstance(envelope.content, bytes) else b""
+        if isinstance(raw, str):  # pragma: no cover - we never enable decode_data
+            raw = raw.encode("utf-8", "surrogateescape")
+        if self.max_bytes and len(raw) > self.max_bytes:
+            return self._answer(envelope, TOO_BIG)
+        mail_from = envelope.mail_from or ""
+        if mail_from.strip() == "<>":  # the null sender of bounces
+            mail_from = ""
+        rcpt_tos = list(envelope.rcpt_tos)
+        loop = asyncio.get_running_loop()
+        try:
+            await loop.run_in_executor(None, self.store, bytes(raw), mail_from, rcpt_tos)
+        except Exception:
+            log.exception(
+                "could not store a mail from %r to %r (%d bytes); answered 451",
+                mail_from,
+                rcpt_tos,
+                len(raw),
+            )
+            return self._answer(envelope, TEMPFAIL)
+        log.info("stored a mail from %r to %r (%d bytes)", mail_from, rcpt_tos, len(raw))
+        if self.notify is not None:
+            try:
+                self.notify()
+            except Exception:  # the mail is stored; a failed wake-up only delays it
+                log.exception("notify after storing failed")
+        return self._answer(envelope, ACCEPTED)
+
+    async def handle_exception(self, error: Exception) -> str:
+        log.error("SMTP session error: %r", error, exc_info=error)
+        return TEMPFAIL
+
+
+class _LMTPServer(LMTP):
+    """LMTP whose own DATA errors (too big, line too long) get one reply per recipient.
+
+    aiosmtpd answers those with a single line even in LMTP, which would leave an LMTP
+    client such as Postfix waiting for the remaining per-recipient replies.
+    """
+
+    async def push(self, status: Any) -> None:
+        envelope = self.envelope
+        if (
+            isinstance(status, str)
+            and status[:3] in {"552", "500"}
+            and envelope is not None
+            and len(envelope.rcpt_tos) > 1
+            and "\r\n" not in status
+            and ("mail data" in status or "Line too long" in status)
+        ):
+            status = "\r\n".join(status for _ in envelope.rcpt_tos)
+        await super().push(status)
+
+
+class IntakeController(Controller):
+    """aiosmtpd's threaded Controller, speaking LMTP on request, and port 0 = any free port."""
+
+    def __init__(self, handler: IntakeHandler, *, lmtp: bool = False, **kwargs: Any) -> None:
+        super().__init__(handler, **kwargs)
+        self.lmtp = lmtp
+
+    def factory(self) -> SMTP:
+        if self.lmtp:
+            return _LMTPServer(self.handler, **self.SMTP_kwargs)
+        return SMTP(self.handler, **self.SMTP_kwargs)
+
+    def _trigger_server(self) -> None:
+        if self.port == 0 and self.server is not None:
+            sockets = getattr(self.server, "sockets", None) or []
+            if sockets:
+                self.port = sockets[0].getsockname()[1]
+        super()._trigger_server()  # type: ignore[no-untyped-call]
+
+    @property
+    def protocol(self) -> str:
+        return "LMTP" if self.lmtp else "SMTP"
+
+
+def start_listener(
+    settings: Settings,
+    store: Store,
+    accepts: Accepts | None = None,
+    *,
+    notify: Callable[[], None] | None = None,
+) -> IntakeController:
+    """Start listening on ``settings.listen`` (SMTP, or LMTP when ``settings.lmtp``).
+
+    Returns the running controller; ``controller.hostname``/``controller.port`` say where
+    (``port`` is the real one when ``listen`` asked for port 0). Stop it with
+    ``stop_listener``.
+    """
+    handler = IntakeHandler(
+        store,
+        accepts or make_accepts(settings),
+        settings.max_message_bytes,
+        lmtp=settings.lmtp,
+        notify=notify,
+    )
+    controller = IntakeController(
+        handler,
+        lmtp=settings.lmtp,
+        hostname=settings.listen_host,
+        port=settings.listen_port,
+        # Shown in the greeting; avoids a slow getfqdn() lookup at each connection.
+        server_hostname=settings.address_domain,
+        ident="abalone-pbm",
+        # Refused at MAIL (SIZE=) or after DATA with 552; advertised as SIZE in EHLO/LHLO.
+        data_size_limit=settings.max_message_bytes,
+        enable_SMTPUTF8=True,
+        timeout=300,
+    )
+    controller.start()
+    return controller
+
+
+def stop_listener(controller: Controller) -> None:
+    """Stop accepting mail; a transaction in progress is cut off (and retried by its MTA)."""
+    controller.stop()

@@ -1,0 +1,215 @@
+"""`abalone-pbm serve`: listener + worker + sender + clock in one process.
+
+The listener (aiosmtpd, in its own thread) stores each accepted mail and wakes the
+worker; the worker thread processes the inbox one transaction per mail and wakes the
+sender; the sender thread drains the outbox to the relay or the Maildir; the clock
+thread calls the service layer's ``tick(now)`` every minute (reminders, forfeits).
+
+The service layer plugs in through ``_service_hooks``: the module
+``abalone_pbm.service.mailroom`` must provide
+
+* ``process_mail(session, mail, message, now, settings) -> None`` — process one inbox
+  mail, writing the game change and every reply (``repository.enqueue_outbox``) into
+  ``session``; never commit, never open another transaction; raise to have the whole
+  mail rolled back and retried (parked after 3 failures);
+* optionally ``tick(database, now, settings) -> None`` — reminders, forfeits, robots;
+  it opens its own transactions (``database.write()``).
+"""
+
+from __future__ import annotations
+
+import logging
+import signal
+import sys
+import threading
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import TYPE_CHECKING, Any, Callable, TextIO
+
+from .clock import Clock, SystemClock
+from .config import Settings
+from .mail.intake import make_store
+from .mail.listener import IntakeController, make_accepts, start_listener, stop_listener
+from .mail.sender import Sender
+from .worker import Handle, Worker
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .db.session import Database
+
+__all__ = ["Server", "Tick", "serve", "open_database", "install_stop_signals", "_service_hooks"]
+
+log = logging.getLogger(__name__)
+
+Tick = Callable[[datetime], None]
+
+#: Seconds between two calls of ``tick``.
+TICK_INTERVAL = 60.0
+
+
+def open_database(settings: Settings, *, upgrade: bool = True) -> Database:
+    """The settings' database, created/upgraded when ``upgrade`` (SQLite: file and folder)."""
+    from .db.session import Database
+
+    database = Database(settings.database_url)
+    if upgrade:
+        database.ensure_schema()
+    return database
+
+
+def _service_hooks(settings: Settings, database: Database) -> tuple[Handle, Tick | None]:
+    """The service layer's ``handle`` for the worker and ``tick`` for the clock thread."""
+    from .service import mailroom
+
+    process_mail: Callable[..., None] = mailroom.process_mail
+
+    def handle(session: Any, mail: Any, message: Any, now: datetime) -> None:
+        process_mail(session, mail, message, now, settings)
+
+    tick_function: Callable[..., None] | None = getattr(mailroom, "tick", None)
+    if tick_function is None:
+        return handle, None
+
+    def tick(now: datetime) -> None:
+        assert tick_function is not None
+        tick_function(database, now, settings)
+
+    return handle, tick
+
+
+@dataclass
+class Server:
+    """Everything ``serve`` runs; ``start()``, then ``stop()`` (or ``run(stop_event)``)."""
+
+    settings: Settings
+    database: Database
+    handle: Handle
+    tick: Tick | None = None
+    clock: Clock = field(default_factory=SystemClock)
+    tick_interval: float = TICK_INTERVAL
+    #: Seconds the worker and sender sleep when idle (they are also woken at once).
+    idle: float = 1.0
+    out: TextIO | None = None
+
+    def __post_init__(self) -> None:
+        self.stop_event = threading.Event()
+        self.worker_wake = threading.Event()
+        self.sender_wake = threading.Event()
+        self.worker = Worker(
+            self.database, self.settings, self.clock, self.handle,
+            after_commit=self.sender_wake.set,
+        )
+        self.sender = Sender(self.database, self.settings, self.clock)
+        self.listener: IntakeController | None = None
+        self.threads: list[threading.Thread] = []
+
+    # -- life cycle -----------------------------------------------------------------
+
+    def start(self) -> None:
+        self.stop_event.clear()
+        self.listener = start_listener(
+            self.settings,
+            make_store(self.database, self.clock),
+            make_accepts(self.settings),
+            notify=self.worker_wake.set,
+        )
+        self._spawn("worker", self._run_worker)
+        self._spawn("sender", self._run_sender)
+        if self.tick is not None:
+            self._spawn("clock", self._run_clock)
+        self._announce()
+
+    def stop(self) -> None:
+        """Stop accepting mail, let the worker and sender finish what they hold, join."""
+        self.stop_event.set()
+        self.worker_wake.set()
+        self.sender_wake.set()
+        if self.listener is not None:
+            stop_listener(self.listener)
+            self.listener = None
+        for thread in self.threads:
+            thread.join(timeout=60)
+        self.threads = []
+
+    def run(self, stop_event: threading.Event | None = None) -> None:
+        """Start, wait for ``stop_event`` (or ``self.stop_event``), stop."""
+        self.start()
+        stop = stop_event or self.stop_event
+        try:
+            while not stop.wait(0.5):  # a timed wait lets signal handlers run promptly
+                pass
+        finally:
+            self.stop()
+
+    @property
+    def address(self) -> tuple[str, int]:
+        """Where the listener listens (the real port when the settings said 0)."""
+        assert self.listener is not None
+        return self.listener.hostname, self.listener.port
+
+    # -- the threads ----------------------------------------------------------------
+
+    def _spawn(self, name: str, target: Callable[[], None]) -> None:
+        thread = threading.Thread(target=target, name=f"abalone-pbm-{name}", daemon=True)
+        thread.start()
+        self.threads.append(thread)
+
+    def _run_worker(self) -> None:
+        self.worker.run_forever(self.stop_event, self.worker_wake, idle=self.idle)
+
+    def _run_sender(self) -> None:
+        self.sender.run_forever(self.stop_event, self.sender_wake, idle=self.idle)
+
+    def _run_clock(self) -> None:
+        assert self.tick is not None
+        while not self.stop_event.is_set():
+            try:
+                self.tick(self.clock.now())
+            except Exception:
+                log.exception("clock: tick failed")
+            # Reminders or robot moves may have queued mail.
+            self.sender_wake.set()
+            self.stop_event.wait(self.tick_interval)
+
+    def _announce(self) -> None:
+        out = self.out if self.out is not None else sys.stdout
+        host, port = self.address
+        protocol = "LMTP" if self.settings.lmtp else "SMTP"
+        print(f"abalone-pbm: listening for {protocol} on {host}:{port} "
+              f"(mail to {self.settings.address})", file=out)
+        print(f"abalone-pbm: database {self.database.describe()}", file=out)
+        print(f"abalone-pbm: outgoing mail goes to {self.sender.destination}", file=out)
+        out.flush()
+
+
+def install_stop_signals(stop_event: threading.Event) -> None:
+    """SIGINT and SIGTERM set ``stop_event`` (call from the main thread)."""
+
+    def on_signal(signum: int, frame: Any) -> None:
+        log.info("received signal %d, stopping", signum)
+        stop_event.set()
+
+    signal.signal(signal.SIGINT, on_signal)
+    signal.signal(signal.SIGTERM, on_signal)
+
+
+def serve(
+    settings: Settings,
+    *,
+    handle: Handle | None = None,
+    tick: Tick | None = None,
+    clock: Clock | None = None,
+    stop_event: threading.Event | None = None,
+    out: TextIO | None = None,
+) -> int:
+    """Run the server until SIGINT/SIGTERM (or ``stop_event``); the service hooks by default."""
+    database = open_database(settings)
+    if handle is None:
+        handle, default_tick = _service_hooks(settings, database)
+        tick = tick or default_tick
+    stop = stop_event or threading.Event()
+    if threading.current_thread() is threading.main_thread():
+        install_stop_signals(stop)
+    server = Server(settings, database, handle, tick, clock or SystemClock(), out=out)
+    server.run(stop)
+    print("abalone-pbm: stopped", file=out if out is not None else sys.stdout)
+    return 0

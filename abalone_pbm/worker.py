@@ -1,0 +1,188 @@
+"""The worker: takes stored mail from the inbox and processes each in ONE transaction.
+
+For each mail the worker, in one write transaction, claims the oldest new inbox row,
+parses it, applies the loop guards (DESIGN §2.4) and the daily reply cap, and calls the
+service layer's ``handle(session, mail, message, now)``, which writes the game change
+and every reply (outbox rows) into that same session; the worker then marks the row
+``done`` and commits. Game state, replies and the inbox status therefore commit
+together or not at all: a crash anywhere loses no accepted mail (the row stays ``new``)
+and never applies a move twice (the row is ``done`` exactly when the move is stored).
+
+When ``handle`` raises, everything it did is rolled back; a separate small
+transaction counts the attempt and records the error, and after ``max_attempts``
+failures the row is ``parked`` for the admin (never silently dropped).
+"""
+
+from __future__ import annotations
+
+import email
+import logging
+import threading
+import traceback
+from email.message import EmailMessage
+from email.policy import default as default_policy
+from typing import TYPE_CHECKING, Callable
+
+from sqlalchemy.orm import Session
+
+from .clock import Clock
+from .config import Settings
+from .db.models import InboxMail
+from .mail.guards import addresses_in, reason_to_ignore
+
+if TYPE_CHECKING:  # pragma: no cover
+    from datetime import datetime
+
+    from .db.session import Database
+
+__all__ = ["Worker", "Handle", "parse_mail", "reply_address", "error_summary"]
+
+log = logging.getLogger(__name__)
+
+#: The service layer's processing function.
+Handle = Callable[[Session, InboxMail, EmailMessage, "datetime"], None]
+
+MAX_ATTEMPTS = 3
+
+
+def parse_mail(raw: bytes) -> EmailMessage:
+    """The stored bytes as an EmailMessage (modern policy: decoded headers, get_body)."""
+    message = email.message_from_bytes(raw, policy=default_policy)
+    assert isinstance(message, EmailMessage)
+    return message
+
+
+def reply_address(message: EmailMessage, envelope_from: str) -> str:
+    """Where answers to this mail go: Reply-To, else From, else the envelope sender.
+
+    The same rule as the service layer's answers, so the daily cap counts the right
+    address.
+    """
+    for header in ("Reply-To", "From"):
+        found = [a for a in addresses_in(message, header) if "@" in a]
+        if found:
+            return found[0].strip().strip("<>").lower()
+    return (envelope_from or "").strip().strip("<>").lower()
+
+
+def error_summary(error: BaseException, limit: int = 4000) -> str:
+    """A traceback summary for ``last_error``: the exception and the innermost frames."""
+    lines = traceback.format_exception(type(error), error, error.__traceback__, limit=-6)
+    text = "".join(lines)
+    return text if len(text) <= limit else "…" + text[-limit:]
+
+
+class Worker:
+    """Processes the inbox one mail per transaction (see the module text)."""
+
+    def __init__(
+        self,
+        database: Database,
+        settings: Settings,
+        clock: Clock,
+        handle: Handle,
+        *,
+        max_attempts: int = MAX_ATTEMPTS,
+        after_commit: Callable[[], None] | None = None,
+    ) -> None:
+        self.database = database
+        self.settings = settings
+        self.clock = clock
+        self.handle = handle
+        self.max_attempts = max_attempts
+        #: Called after a mail was processed and committed (e.g. to wake the sender).
+        self.after_commit = after_commit
+
+    def run_once(self) -> bool:
+        """Process the next new inbox mail; False when there was none."""
+        from .db.repository import claim_next_inbox, mark_inbox, replies_sent_today
+
+        mail_id: int | None = None
+        try:
+            with self.database.write() as session:
+                mail = claim_next_inbox(session)
+                if mail is None:
+                    return False
+                mail_id = mail.id
+                now = self.clock.now()
+                message = parse_mail(bytes(mail.raw))
+                reason = reason_to_ignore(message, mail.envelope_from or "", self.settings.address)
+                if reason is None:
+                    answer_to = reply_address(message, mail.envelope_from or "")
+                    cap = self.settings.daily_reply_cap
+                    if cap and answer_to and replies_sent_today(session, answer_to, now) >= cap:
+                        reason = f"daily reply cap ({cap}) reached for {answer_to}"
+                if reason is not None:
+                    mark_inbox(session, mail, "dropped", note=reason, now=now)
+                    outcome = f"dropped: {reason}"
+                else:
+                    self.handle(session, mail, message, now)
+                    mark_inbox(session, mail, "done", now=now)
+                    outcome = "done"
+        except Exception as error:
+            if mail_id is None:
+                raise  # could not even claim a mail: the database is away
+            self._failed(mail_id, error)
+            return True
+        log.info("inbox %s: %s", mail_id, outcome)
+        if self.after_commit is not None:
+            try:
+                self.after_commit()
+            except Exception:
+                log.exception("after_commit hook failed")
+        return True
+
+    def _failed(self, mail_id: int, error: BaseException) -> None:
+        """Count a failed attempt in its own transaction; park the mail after the last."""
+        from .db.repository import mark_inbox
+
+        summary = error_summary(error)
+        with self.database.write() as session:
+            mail = session.get(InboxMail, mail_id)
+            if mail is None or mail.status != "new":
+                return
+            # mark_inbox counts the attempt; the mail stays new until the last one.
+            parked = (mail.attempts or 0) + 1 >= self.max_attempts
+            mark_inbox(session, mail, "parked" if parked else "new", error=summary,
+                       now=self.clock.now())
+            attempts = mail.attempts
+        if parked:
+            log.error("inbox %s: parked after %d failed attempts: %s", mail_id, attempts,
+                      summary.strip().splitlines()[-1] if summary.strip() else "")
+        else:
+            log.warning("inbox %s: attempt %d failed, will retry: %s", mail_id, attempts,
+                        summary.strip().splitlines()[-1] if summary.strip() else "")
+
+    def run_pending(self, limit: int | None = None) -> int:
+        """Process mail until the inbox has none new (or ``limit``); returns how many."""
+        count = 0
+        while (limit is None or count < limit) and self.run_once():
+            count += 1
+        return count
+
+    def run_forever(
+        self,
+        stop_event: threading.Event,
+        wake: threading.Event | None = None,
+        *,
+        idle: float = 1.0,
+        retry_after: float = 5.0,
+    ) -> None:
+        """Process mail until ``stop_event`` is set.
+
+        When the inbox is empty it sleeps ``idle`` seconds or until ``wake`` is set (the
+        listener sets it after storing a mail); if the database fails it waits
+        ``retry_after`` seconds and tries again.
+        """
+        wake = wake or threading.Event()
+        while not stop_event.is_set():
+            try:
+                busy = self.run_once()
+            except Exception:
+                log.exception("worker: could not claim mail")
+                stop_event.wait(retry_after)
+                continue
+            if busy:
+                continue
+            wake.wait(idle)
+            wake.clear()

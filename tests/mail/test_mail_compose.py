@@ -1,0 +1,112 @@
+"""Outgoing mail: headers, one recipient, encodings."""
+
+from __future__ import annotations
+
+import email
+import re
+from datetime import datetime, timezone
+from email.policy import default as default_policy
+
+import pytest
+
+from abalone_pbm.mail.compose import compose, new_message_id, one_address
+
+WHEN = datetime(2026, 3, 1, 9, 30, tzinfo=timezone.utc)
+
+
+def _mail(**overrides):
+    arguments = dict(
+        sender="abalone@example.org",
+        to="Fred Flintstone <fred@example.net>",
+        subject="Abalone Board 101 wilma",
+        body="Summary of Abalone Board 101\n\n  A  o o o o o\n",
+        loop_token="abalone@example.org",
+        date=WHEN,
+    )
+    arguments.update(overrides)
+    return compose(**arguments)
+
+
+def test_message_ids_are_unique_and_in_our_domain():
+    ids = {new_message_id("example.org") for _ in range(1000)}
+    assert len(ids) == 1000
+    for message_id in ids:
+        assert re.fullmatch(r"<[0-9a-f]+\.[0-9a-f]{20}@example\.org>", message_id)
+    assert new_message_id("abalone@example.org").endswith("@example.org>")
+
+
+def test_headers_of_an_answer():
+    message = _mail(
+        reply_to="abalone+101.k3x9q7mf2a@example.org",
+        in_reply_to="<cmd-1@example.net>",
+        references=["<root@example.net>"],
+    )
+    assert message["From"] == "abalone@example.org"
+    assert message["To"] == "Fred Flintstone <fred@example.net>"
+    assert message["Subject"] == "Abalone Board 101 wilma"
+    assert message["Date"] == "Sun, 01 Mar 2026 09:30:00 +0000"
+    assert message["Message-ID"].endswith("@example.org>")
+    assert message["Reply-To"] == "abalone+101.k3x9q7mf2a@example.org"
+    assert message["In-Reply-To"] == "<cmd-1@example.net>"
+    assert message["References"] == "<root@example.net> <cmd-1@example.net>"
+    assert message["Auto-Submitted"] == "auto-replied"
+    assert message["X-Loop"] == "abalone@example.org"
+    assert message["MIME-Version"] == "1.0"
+    assert message.get_content_type() == "text/plain"
+    assert message.get_content_charset() == "utf-8"
+    assert message["Precedence"] is None
+
+
+def test_no_threading_headers_for_a_new_mail_and_reminders_are_auto_generated():
+    message = _mail(auto_submitted="auto-generated")
+    for header in ("In-Reply-To", "References", "Reply-To"):
+        assert message[header] is None
+    assert message["Auto-Submitted"] == "auto-generated"
+
+
+def test_ascii_body_is_7bit_and_round_trips_exactly():
+    body = "Summary of Abalone Board 101\n\n    A  o o o o o\n   B  o o o o o o\n"
+    raw = _mail(body=body).as_bytes()
+    assert b"Content-Transfer-Encoding: 7bit" in raw
+    assert b"   B  o o o o o o\n" in raw
+    parsed = email.message_from_bytes(raw, policy=default_policy)
+    assert parsed.get_content() == body
+
+
+def test_non_ascii_body_and_subject_are_encoded_and_round_trip():
+    body = "Zug angenommen. Grüße, Jürgen 🙂\n"
+    raw = _mail(body=body, subject="Abalone Board 101 jürgen **").as_bytes()
+    assert raw.isascii()
+    parsed = email.message_from_bytes(raw, policy=default_policy)
+    assert parsed["Content-Transfer-Encoding"] == "quoted-printable"
+    assert parsed.get_content() == body
+    assert parsed["Subject"] == "Abalone Board 101 jürgen **"
+
+
+def test_body_gets_a_final_newline_and_long_lines_survive():
+    long_line = "x" * 1500
+    parsed = email.message_from_bytes(_mail(body=long_line).as_bytes(), policy=default_policy)
+    assert parsed.get_content() == long_line + "\n"
+    assert all(len(line) <= 998 for line in _mail(body=long_line).as_bytes().split(b"\n"))
+
+
+def test_exactly_one_recipient():
+    with pytest.raises(ValueError):
+        _mail(to="fred@example.net, wilma@example.net")
+    with pytest.raises(ValueError):
+        _mail(to="")
+    with pytest.raises(ValueError):
+        _mail(to="fred@example.net\nBcc: everyone@example.net")
+    assert one_address("Fred <FRED@example.net>") == "FRED@example.net"
+
+
+def test_a_subject_cannot_inject_headers():
+    message = _mail(subject="Abalone error\r\nBcc: everyone@example.net")
+    assert message["Bcc"] is None
+    assert message["Subject"] == "Abalone error Bcc: everyone@example.net"
+    assert b"\nBcc:" not in message.as_bytes()
+
+
+def test_naive_date_is_taken_as_utc():
+    message = _mail(date=datetime(2026, 3, 1, 9, 30))
+    assert message["Date"] == "Sun, 01 Mar 2026 09:30:00 +0000"

@@ -1,0 +1,178 @@
+"""The sender: a real relay sink, a relay that is down, permanent refusals, the Maildir."""
+
+from __future__ import annotations
+
+import email
+import mailbox
+import os
+from datetime import timedelta
+from email.policy import default as default_policy
+from types import SimpleNamespace
+
+from mail_helpers import OURS, Relay, free_port
+from sqlalchemy import select
+
+from abalone_pbm.db.models import OutboxMail
+from abalone_pbm.db.repository import enqueue_outbox
+from abalone_pbm.mail.compose import compose
+from abalone_pbm.mail.sender import Sender
+
+
+def _queue(database, clock, recipients, **extra) -> list[str]:
+    """Queue one composed mail per recipient; returns their Message-IDs."""
+    ids = []
+    with database.write() as session:
+        for number, recipient in enumerate(recipients, 1):
+            message = compose(
+                sender=OURS,
+                to=recipient,
+                subject=f"Abalone Board {100 + number} fred",
+                body=f"Summary of Abalone Board {100 + number}\n\nsecret-body-text\n",
+                reply_to=f"abalone+{100 + number}.k3x9q7mf2a@example.org",
+                in_reply_to="<cmd@example.net>",
+                loop_token=OURS,
+                date=clock.now(),
+                **extra,
+            )
+            enqueue_outbox(session, message, clock.now())
+            ids.append(message["Message-ID"])
+    return ids
+
+
+def _outbox(database) -> list[SimpleNamespace]:
+    columns = [column.key for column in OutboxMail.__table__.columns]
+    with database.read() as session:
+        rows = session.scalars(select(OutboxMail).order_by(OutboxMail.id))
+        return [SimpleNamespace(**{c: getattr(row, c) for c in columns}) for row in rows]
+
+
+def test_mail_goes_to_the_relay_untouched(database, make_settings, clock, relay, caplog):
+    caplog.set_level("INFO")
+    recipients = ["fred@example.net", "wilma@example.net", "barney@example.net"]
+    ids = _queue(database, clock, recipients)
+    sender = Sender(database, make_settings(relay=relay.url), clock)
+    assert sender.destination == f"relay {relay.url}"
+    assert sender.send_due() == 3
+    assert sender.send_due() == 0
+    rows = _outbox(database)
+    assert [row.status for row in rows] == ["sent"] * 3
+    assert all(row.sent_at == clock.now() and row.attempts == 1 for row in rows)
+    assert len(relay.received) == 3
+    for got, row, message_id, recipient in zip(relay.received, rows, ids, recipients):
+        assert got.mail_from == OURS
+        assert got.rcpt_tos == [recipient]  # one recipient per mail
+        assert got.raw == bytes(row.raw)  # byte for byte as queued
+        message = email.message_from_bytes(got.raw, policy=default_policy)
+        assert message["Message-ID"] == message_id == row.message_id
+        assert message["To"] == recipient
+        assert message["Auto-Submitted"] == "auto-replied"
+        assert message["X-Loop"] == OURS
+        assert message["In-Reply-To"] == "<cmd@example.net>"
+    # The log names ids, recipients and subjects, never the body.
+    assert "Abalone Board 101 fred" in caplog.text
+    assert "secret-body-text" not in caplog.text
+
+
+def test_a_relay_that_is_down_loses_nothing(database, make_settings, clock):
+    port = free_port()  # nothing listens here yet
+    ids = _queue(database, clock, ["fred@example.net", "wilma@example.net"])
+    sender = Sender(database, make_settings(relay=f"smtp://127.0.0.1:{port}"), clock)
+    assert sender.send_due() == 0
+    rows = _outbox(database)
+    assert [(r.status, r.attempts) for r in rows] == [("pending", 1)] * 2
+    assert all("relay 127.0.0.1" in r.last_error for r in rows)
+    first_retry = rows[0].next_attempt_at
+    assert first_retry == clock.now() + timedelta(minutes=1)
+
+    # Not due yet: nothing is tried.
+    clock.advance(seconds=30)
+    assert sender.send_due() == 0
+    assert [r.attempts for r in _outbox(database)] == [1, 1]
+
+    # Still down a minute later: the wait doubles.
+    clock.advance(seconds=31)
+    assert sender.send_due() == 0
+    rows = _outbox(database)
+    assert [r.attempts for r in rows] == [2, 2]
+    assert rows[0].next_attempt_at == clock.now() + timedelta(minutes=2)
+
+    # The relay comes back: everything is delivered, with the same Message-IDs.
+    relay = Relay(port).start()
+    try:
+        clock.advance(minutes=2, seconds=1)
+        sent, failed = sender.drain()
+        assert (sent, failed) == (2, 0)
+        received = [
+            email.message_from_bytes(r.raw, policy=default_policy)["Message-ID"]
+            for r in relay.received
+        ]
+        assert received == ids
+        assert [r.status for r in _outbox(database)] == ["sent", "sent"]
+    finally:
+        relay.stop()
+
+
+def test_a_permanent_refusal_fails_at_once_a_temporary_one_is_retried(
+    database, make_settings, clock, relay
+):
+    relay.handler.refuse = {
+        "nobody@example.net": "550 5.1.1 User unknown",
+        "full@example.net": "452 4.2.2 Mailbox full",
+    }
+    _queue(database, clock, ["nobody@example.net", "full@example.net", "fred@example.net"])
+    sender = Sender(database, make_settings(relay=relay.url), clock)
+    assert sender.send_due() == 1
+    nobody, full, fred = _outbox(database)
+    assert (nobody.status, nobody.attempts) == ("failed", 1)
+    assert "550" in nobody.last_error
+    assert (full.status, full.attempts) == ("pending", 1)
+    assert "452" in full.last_error
+    assert fred.status == "sent"
+    assert [r.rcpt_tos for r in relay.received] == [["fred@example.net"]]
+
+    # The failed mail is never tried again; the deferred one is, when it is due.
+    relay.handler.refuse.pop("full@example.net")
+    clock.advance(hours=2)
+    assert sender.send_due() == 1
+    assert [r.status for r in _outbox(database)] == ["failed", "sent", "sent"]
+
+
+def test_without_a_relay_mail_goes_to_the_maildir(
+    database, make_settings, clock, tmp_path, monkeypatch
+):
+    monkeypatch.chdir(tmp_path)
+    ids = _queue(database, clock, ["fred@example.net", "wilma@example.net"])
+    sender = Sender(database, make_settings(relay=None, maildir="var/outgoing"), clock)
+    assert sender.destination == f"Maildir {tmp_path / 'var' / 'outgoing'}"
+    assert sender.send_due() == 2
+    box = mailbox.Maildir(tmp_path / "var" / "outgoing", create=False)
+    messages = [email.message_from_bytes(box.get_bytes(key), policy=default_policy)
+                for key in box.keys()]
+    assert sorted(m["Message-ID"] for m in messages) == sorted(ids)
+    assert sorted(m["To"] for m in messages) == ["fred@example.net", "wilma@example.net"]
+    for key in box.keys():
+        assert b"\r\n" not in box.get_bytes(key)  # Unix line ends on disk
+    assert [r.status for r in _outbox(database)] == ["sent", "sent"]
+    assert len(os.listdir(tmp_path / "var" / "outgoing" / "new")) == 2
+
+
+def test_an_unwritable_maildir_is_retried(database, make_settings, clock, tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("not a folder")
+    _queue(database, clock, ["fred@example.net"])
+    sender = Sender(database, make_settings(relay=None, maildir=str(blocker / "box")), clock)
+    assert sender.send_due() == 0
+    (row,) = _outbox(database)
+    assert (row.status, row.attempts) == ("pending", 1)
+    assert "Maildir" in row.last_error
+
+
+def test_a_claimed_mail_is_not_sent_twice(database, make_settings, clock, relay):
+    """Rows being sent are leased: a second sender does not see them as due."""
+    _queue(database, clock, ["fred@example.net"])
+    first = Sender(database, make_settings(relay=relay.url), clock)
+    second = Sender(database, make_settings(relay=relay.url), clock)
+    claimed = first._claim(50)
+    assert len(claimed) == 1
+    assert second.send_due() == 0
+    assert relay.received == []
