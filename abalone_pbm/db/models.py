@@ -2,30 +2,77 @@
 
 The current position of each game is stored with it (``Game.position``), so a move
 costs the same at ply 3 and at ply 300; ``Game.version`` guards against two
-concurrent moves on one board.
+concurrent moves on one board. Every datetime column hands back an aware datetime in
+UTC on SQLite and PostgreSQL alike (``UTCDateTime``).
 """
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import datetime, timezone
+from typing import Any
 
 from sqlalchemy import (
     Boolean,
     DateTime,
+    Dialect,
     Float,
     ForeignKey,
     Index,
     Integer,
     LargeBinary,
+    MetaData,
     String,
     Text,
     UniqueConstraint,
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
+from sqlalchemy.types import TypeDecorator
+
+#: Constraint and index names are derived from the tables and columns, so migrations
+#: (and SQLite's batch mode, which must name what it drops) can refer to them.
+NAMING_CONVENTION = {
+    "ix": "ix_%(column_0_label)s",
+    "uq": "uq_%(table_name)s_%(column_0_N_name)s",
+    "ck": "ck_%(table_name)s_%(constraint_name)s",
+    "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+    "pk": "pk_%(table_name)s",
+}
+
+
+class UTCDateTime(TypeDecorator[datetime]):
+    """A moment in time, always handed back as an aware datetime in UTC.
+
+    PostgreSQL stores it as ``timestamp with time zone``; SQLite has no zones, so the
+    value is stored as UTC text and given its zone back when read. A naive datetime
+    given to it is taken to be UTC already.
+    """
+
+    impl = DateTime(timezone=True)
+    cache_ok = True
+
+    def process_bind_param(self, value: Any, dialect: Dialect) -> Any:
+        if value is None or not isinstance(value, datetime):
+            return value
+        if value.tzinfo is None:
+            value = value.replace(tzinfo=timezone.utc)
+        value = value.astimezone(timezone.utc)
+        if dialect.name == "sqlite":
+            # Same text for the same moment, so comparisons in SQL are right.
+            value = value.replace(tzinfo=None)
+        return value
+
+    def process_result_value(self, value: Any, dialect: Dialect) -> datetime | None:
+        if value is None:
+            return None
+        moment: datetime = value
+        if moment.tzinfo is None:
+            return moment.replace(tzinfo=timezone.utc)
+        return moment.astimezone(timezone.utc)
 
 
 class Base(DeclarativeBase):
-    pass
+    metadata = MetaData(naming_convention=NAMING_CONVENTION)
+    type_annotation_map = {datetime: UTCDateTime()}
 
 
 class User(Base):
@@ -35,7 +82,7 @@ class User(Base):
     #: The login name, stored in lower case.
     userid: Mapped[str] = mapped_column(String(20), unique=True)
     password_hash: Mapped[str] = mapped_column(String(255))
-    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime())
     disabled: Mapped[bool] = mapped_column(Boolean, default=False)
     vacation: Mapped[bool] = mapped_column(Boolean, default=False)
     #: Name of the engine level when this user is a computer player.
@@ -51,9 +98,7 @@ class User(Base):
     losses: Mapped[int] = mapped_column(Integer, default=0)
     draws: Mapped[int] = mapped_column(Integer, default=0)
     reset_code_hash: Mapped[str | None] = mapped_column(String(255), default=None)
-    reset_code_expires: Mapped[datetime | None] = mapped_column(
-        DateTime(timezone=True), default=None
-    )
+    reset_code_expires: Mapped[datetime | None] = mapped_column(UTCDateTime(), default=None)
 
     addresses: Mapped[list[Address]] = relationship(
         back_populates="user", cascade="all, delete-orphan", order_by="Address.id"
@@ -93,11 +138,11 @@ class Game(Base):
     status: Mapped[str] = mapped_column(String(16), default="active", index=True)
     #: Who started the game (need not play).
     challenger: Mapped[str | None] = mapped_column(String(20), default=None)
-    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
-    updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime())
+    updated_at: Mapped[datetime] = mapped_column(UTCDateTime())
     #: When the player now to move got the turn (drives reminders and forfeits).
-    turn_started_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
-    last_nag_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), default=None)
+    turn_started_at: Mapped[datetime] = mapped_column(UTCDateTime())
+    last_nag_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), default=None)
     #: Pending draw or undo proposal: "draw" | "undo" | None, and who proposed it.
     proposal: Mapped[str | None] = mapped_column(String(8), default=None)
     proposal_seat: Mapped[int | None] = mapped_column(Integer, default=None)
@@ -106,7 +151,7 @@ class Game(Base):
     #: Result once over: winning seats as "1,3", empty for a draw; and why.
     winners: Mapped[str | None] = mapped_column(String(32), default=None)
     result_reason: Mapped[str | None] = mapped_column(Text, default=None)
-    finished_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), default=None)
+    finished_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), default=None)
 
     seats: Mapped[list[Seat]] = relationship(
         back_populates="game", cascade="all, delete-orphan", order_by="Seat.seat"
@@ -152,7 +197,7 @@ class MoveRecord(Base):
     seat: Mapped[int] = mapped_column(Integer)
     #: Canonical move text.
     text: Mapped[str] = mapped_column(String(40))
-    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime())
     #: The Message-ID of the mail that made the move (None for robots and queued moves).
     source_message_id: Mapped[str | None] = mapped_column(String(255), default=None)
     #: Played by the server: a queued move, a robot, a forfeit.
@@ -184,7 +229,7 @@ class InboxMail(Base):
     __tablename__ = "inbox"
 
     id: Mapped[int] = mapped_column(primary_key=True)
-    received_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    received_at: Mapped[datetime] = mapped_column(UTCDateTime())
     #: Message-ID header, or "sha256:<hex of the bytes>" when there is none;
     #: a redelivered mail has the same key and is stored (and processed) once.
     dedup_key: Mapped[str] = mapped_column(String(255), unique=True)
@@ -196,7 +241,7 @@ class InboxMail(Base):
     status: Mapped[str] = mapped_column(String(16), default="new")
     attempts: Mapped[int] = mapped_column(Integer, default=0)
     last_error: Mapped[str | None] = mapped_column(Text, default=None)
-    processed_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), default=None)
+    processed_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), default=None)
     #: Why a mail was dropped unanswered (loop guards), for the log and the admin.
     note: Mapped[str | None] = mapped_column(Text, default=None)
 
@@ -209,7 +254,7 @@ class OutboxMail(Base):
     __tablename__ = "outbox"
 
     id: Mapped[int] = mapped_column(primary_key=True)
-    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime())
     message_id: Mapped[str] = mapped_column(String(255), unique=True)
     sender: Mapped[str] = mapped_column(String(320))
     #: Exactly one recipient per mail.
@@ -218,9 +263,9 @@ class OutboxMail(Base):
     #: pending | sent | failed
     status: Mapped[str] = mapped_column(String(16), default="pending")
     attempts: Mapped[int] = mapped_column(Integer, default=0)
-    next_attempt_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    next_attempt_at: Mapped[datetime] = mapped_column(UTCDateTime())
     last_error: Mapped[str | None] = mapped_column(Text, default=None)
-    sent_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), default=None)
+    sent_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), default=None)
     inbox_id: Mapped[int | None] = mapped_column(ForeignKey("inbox.id"), default=None)
 
     __table_args__ = (Index("ix_outbox_status_next", "status", "next_attempt_at"),)
@@ -234,4 +279,4 @@ class ServerCounter(Base):
     id: Mapped[int] = mapped_column(primary_key=True)
     name: Mapped[str] = mapped_column(String(200), unique=True)
     value: Mapped[int] = mapped_column(Integer, default=0)
-    updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    updated_at: Mapped[datetime] = mapped_column(UTCDateTime())

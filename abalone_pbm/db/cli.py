@@ -1,0 +1,134 @@
+"""``abalone-pbm db upgrade|downgrade|current``: the Alembic migrations.
+
+Registered in ``abalone_pbm.server_cli.REGISTRARS`` when this module is imported.
+SQLAlchemy and Alembic are imported only when a ``db`` command runs, so the rules
+tools start fast.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import TYPE_CHECKING
+
+from ..server_cli import REGISTRARS
+
+if TYPE_CHECKING:
+    from .session import Database
+
+
+def _open(args: argparse.Namespace, command: str) -> Database | None:
+    from ..config import load_settings
+    from .session import Database
+
+    try:
+        settings = load_settings(getattr(args, "config", None))
+        return Database(settings.database_url)
+    except Exception as error:  # a bad file, setting or URL: say so, no traceback
+        print(f"abalone-pbm db {command}: {error}", file=sys.stderr)
+        return None
+
+
+def _describe(revision: str | None, head: str | None) -> str:
+    if revision is None:
+        return "empty"
+    return f"revision {revision}" + (" (head)" if revision == head else "")
+
+
+def _state(revision: str | None, head: str | None) -> str:
+    if revision is None:
+        return "is empty (no schema yet)"
+    return f"is at {_describe(revision, head)}"
+
+
+def _migrate(args: argparse.Namespace, command: str) -> int:
+    database = _open(args, command)
+    if database is None:
+        return 2
+    try:
+        head = database.head()
+        before = database.current()
+        if command == "upgrade":
+            database.upgrade(args.revision)
+        else:
+            database.downgrade(args.revision)
+        after = database.current()
+    except Exception as error:
+        print(f"abalone-pbm db {command}: {database.display_url}: "
+              f"{error.__class__.__name__}: {error}", file=sys.stderr)
+        return 1
+    finally:
+        database.dispose()
+    where = database.describe()
+    if before == after:
+        print(f"database {where} {_state(after, head)}; nothing to do")
+    else:
+        print(f"database {where} {command}d from {_describe(before, head)} "
+              f"to {_describe(after, head)}")
+    return 0
+
+
+def cmd_upgrade(args: argparse.Namespace) -> int:
+    """Create the schema, or bring it up to date (or up to REVISION)."""
+    return _migrate(args, "upgrade")
+
+
+def cmd_downgrade(args: argparse.Namespace) -> int:
+    """Go back to REVISION (``base``: drop every table)."""
+    return _migrate(args, "downgrade")
+
+
+def cmd_current(args: argparse.Namespace) -> int:
+    """Print the revision the database is at."""
+    database = _open(args, "current")
+    if database is None:
+        return 2
+    path = database.sqlite_path
+    if path is not None and not path.exists():
+        print(f"database {database.describe()} does not exist yet; "
+              "`abalone-pbm db upgrade` creates it")
+        return 0
+    try:
+        head = database.head()
+        revision = database.current()
+    except Exception as error:
+        print(f"abalone-pbm db current: {database.display_url}: "
+              f"{error.__class__.__name__}: {error}", file=sys.stderr)
+        return 1
+    finally:
+        database.dispose()
+    print(f"database {database.describe()} {_state(revision, head)}")
+    if revision != head:
+        print(f"the newest revision is {head}; run `abalone-pbm db upgrade`")
+    return 0
+
+
+def _add_config(parser: argparse.ArgumentParser) -> None:
+    # SUPPRESS: a --config given before the sub-command is not overwritten.
+    parser.add_argument("--config", metavar="FILE", default=argparse.SUPPRESS,
+                        help="a TOML settings file (the environment wins over it)")
+
+
+def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    db = sub.add_parser("db", help="database migrations (upgrade, downgrade, current)",
+                        description="Database migrations (Alembic).")
+    _add_config(db)
+    actions = db.add_subparsers(dest="db_command", required=True, metavar="ACTION")
+
+    upgrade = actions.add_parser("upgrade", help="create or upgrade the database schema")
+    upgrade.add_argument("revision", nargs="?", default="head",
+                         help="the revision to go to (default: head, the newest)")
+    _add_config(upgrade)
+    upgrade.set_defaults(handler=cmd_upgrade)
+
+    downgrade = actions.add_parser("downgrade", help="go back to an older revision")
+    downgrade.add_argument("revision", help="the revision to go to (base: no tables at all)")
+    _add_config(downgrade)
+    downgrade.set_defaults(handler=cmd_downgrade)
+
+    current = actions.add_parser("current", help="show the revision of the database")
+    _add_config(current)
+    current.set_defaults(handler=cmd_current)
+
+
+REGISTRARS.append(register)

@@ -1,0 +1,440 @@
+"""The queries of the server, as plain functions of a Session.
+
+They run inside the caller's transaction (``Database.write()`` / ``read()``) and never
+commit. On PostgreSQL the functions that hand out work lock the rows they return
+(``FOR UPDATE SKIP LOCKED``) so that several server processes can share the inbox and
+the outbox; on SQLite the write transaction itself is exclusive (``BEGIN IMMEDIATE``).
+In a ``Database.read()`` session nothing is locked (a read-only transaction cannot).
+"""
+
+from __future__ import annotations
+
+import email.policy
+import hashlib
+from collections.abc import Iterable, Sequence
+from datetime import datetime, timedelta, timezone
+from email.message import EmailMessage
+from email.parser import BytesHeaderParser
+from email.utils import getaddresses
+
+from sqlalchemy import Engine, Select, func, select, text
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session
+
+from .models import Address, Game, InboxMail, OutboxMail, Seat, User
+
+__all__ = [
+    "INBOX_STATUSES",
+    "OUTBOX_STATUSES",
+    "RETRY_FIRST_DELAY",
+    "RETRY_MAX_DELAY",
+    "RETRY_GIVE_UP_AFTER",
+    "dedup_key",
+    "store_inbox",
+    "claim_next_inbox",
+    "mark_inbox",
+    "parked_mails",
+    "requeue_inbox",
+    "enqueue_outbox",
+    "due_outbox",
+    "mark_sent",
+    "mark_retry",
+    "mark_failed",
+    "retry_delay",
+    "replies_sent_today",
+    "get_user",
+    "find_user_by_address",
+    "add_user",
+    "next_board_number",
+    "get_game",
+    "seat_by_token",
+    "games_of_user",
+]
+
+INBOX_STATUSES = ("new", "done", "dropped", "parked")
+OUTBOX_STATUSES = ("pending", "sent", "failed")
+
+#: Backoff of the outbox: 1 min after the first failure, then 2, 4, 8 ... at most 1 h;
+#: a mail still not delivered after about a day of retries is given up ("failed").
+RETRY_FIRST_DELAY = timedelta(minutes=1)
+RETRY_MAX_DELAY = timedelta(hours=1)
+RETRY_GIVE_UP_AFTER = timedelta(hours=24)
+
+#: The first board number.
+FIRST_BOARD = 101
+#: Key of the PostgreSQL advisory lock that hands out board numbers one at a time.
+_BOARD_NUMBER_LOCK = 0x0AB41011
+
+_KEY_LENGTH = 255
+
+
+def _utc(moment: datetime) -> datetime:
+    return moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
+
+
+def _is_postgresql(session: Session) -> bool:
+    return session.get_bind().dialect.name == "postgresql"
+
+
+def _locks_rows(session: Session) -> bool:
+    """Whether to lock rows: on PostgreSQL, in a write transaction (not ``read()``)."""
+    bind = session.get_bind()
+    if bind.dialect.name != "postgresql":
+        return False
+    options = bind.get_execution_options() if isinstance(bind, Engine) else {}
+    return not options.get("postgresql_readonly", False)
+
+
+def _skip_locked(session: Session, query: Select) -> Select:  # type: ignore[type-arg]
+    """Rows another transaction works on are left to it (PostgreSQL)."""
+    if _locks_rows(session):
+        return query.with_for_update(skip_locked=True)
+    return query
+
+
+# -- inbox ----------------------------------------------------------------------------
+
+
+def dedup_key(raw: bytes) -> str:
+    """The Message-ID of the mail (whitespace stripped), or ``sha256:<hex>`` of its bytes."""
+    headers = BytesHeaderParser(policy=email.policy.compat32).parsebytes(raw)
+    value = headers.get("Message-ID")
+    message_id = " ".join(str(value).split()) if value is not None else ""
+    if not message_id:
+        return "sha256:" + hashlib.sha256(raw).hexdigest()
+    if len(message_id) > _KEY_LENGTH:
+        return "message-id-sha256:" + hashlib.sha256(message_id.encode()).hexdigest()
+    return message_id
+
+
+def store_inbox(
+    session: Session,
+    raw: bytes,
+    envelope_from: str,
+    envelope_to: list[str],
+    now: datetime,
+) -> tuple[InboxMail | None, bool]:
+    """Store an accepted mail; ``(row, True)``, or ``(earlier row, False)`` if seen before.
+
+    A redelivery (same Message-ID, or same bytes when there is none) is not stored
+    again, and the surrounding transaction stays usable (``ON CONFLICT DO NOTHING``).
+    The earlier row can be None when another transaction stores it at this moment.
+    """
+    key = dedup_key(raw)
+    values = {
+        "received_at": now,
+        "dedup_key": key,
+        "envelope_from": envelope_from[:320],
+        "envelope_to": ",".join(envelope_to),
+        "raw": raw,
+        "status": "new",
+        "attempts": 0,
+    }
+    dialect = session.get_bind().dialect.name
+    new_id: int | None
+    if dialect in ("postgresql", "sqlite"):
+        from sqlalchemy.dialects import postgresql, sqlite
+
+        insert = postgresql.insert if dialect == "postgresql" else sqlite.insert
+        statement = (
+            insert(InboxMail)
+            .values(**values)
+            .on_conflict_do_nothing(index_elements=["dedup_key"])
+            .returning(InboxMail.id)
+        )
+        new_id = session.execute(statement).scalar_one_or_none()
+    else:
+        try:
+            with session.begin_nested():
+                row = InboxMail(**values)
+                session.add(row)
+            new_id = row.id
+        except IntegrityError:
+            new_id = None
+    if new_id is not None:
+        return session.get_one(InboxMail, new_id), True
+    existing = session.scalars(select(InboxMail).where(InboxMail.dedup_key == key)).first()
+    return existing, False
+
+
+def claim_next_inbox(session: Session) -> InboxMail | None:
+    """The oldest unprocessed mail, locked for this transaction (None: nothing to do).
+
+    The caller processes it and calls ``mark_inbox`` in the same transaction; other
+    processes skip the locked row (PostgreSQL) and take the next one.
+    """
+    query = (
+        select(InboxMail)
+        .where(InboxMail.status == "new")
+        .order_by(InboxMail.id)
+        .limit(1)
+        .execution_options(populate_existing=True)
+    )
+    return session.scalars(_skip_locked(session, query)).first()
+
+
+def mark_inbox(
+    session: Session,
+    mail: InboxMail,
+    status: str,
+    note: str | None = None,
+    error: str | None = None,
+    now: datetime | None = None,
+) -> None:
+    """Record one processing attempt of ``mail``: its new status, why, and any error.
+
+    ``attempts`` counts the calls; ``last_error`` is set to ``error`` when given;
+    ``processed_at`` is set (to ``now``, default: the present) unless the status is
+    ``new`` (to be tried again).
+    """
+    if status not in INBOX_STATUSES:
+        raise ValueError(f"inbox status must be one of {', '.join(INBOX_STATUSES)}")
+    mail.status = status
+    mail.attempts = (mail.attempts or 0) + 1
+    if note is not None:
+        mail.note = note
+    if error is not None:
+        mail.last_error = error
+    if status == "new":
+        mail.processed_at = None
+    else:
+        mail.processed_at = now or datetime.now(timezone.utc)
+    session.flush()
+
+
+def parked_mails(session: Session) -> list[InboxMail]:
+    """Mails the worker gave up on, oldest first, for the admin."""
+    query = select(InboxMail).where(InboxMail.status == "parked").order_by(InboxMail.id)
+    return list(session.scalars(query))
+
+
+def requeue_inbox(session: Session, id: int, *, force: bool = False) -> InboxMail | None:
+    """Put a parked (or dropped) mail back in the queue; None when there is no such mail.
+
+    A mail that was processed (``done``) is only requeued with ``force=True``: its
+    replies were sent already.
+    """
+    mail = session.get(InboxMail, id, with_for_update=_locks_rows(session) or None)
+    if mail is None:
+        return None
+    if mail.status == "done" and not force:
+        raise ValueError(f"inbox mail {id} was processed already; requeue it with force")
+    mail.status = "new"
+    mail.processed_at = None
+    session.flush()
+    return mail
+
+
+# -- outbox ---------------------------------------------------------------------------
+
+
+def _address(value: str | None) -> str:
+    pairs = [addr for _name, addr in getaddresses([value or ""]) if addr]
+    return pairs[0] if pairs else ""
+
+
+def enqueue_outbox(
+    session: Session,
+    message: EmailMessage,
+    now: datetime,
+    inbox_id: int | None = None,
+) -> OutboxMail:
+    """Queue one composed mail to its single recipient, in the current transaction.
+
+    The Message-ID is the message's own (it is kept on every retry); the envelope
+    sender is the Return-Path address if the message has one, else its From address;
+    the recipient is the one To address (a mail to several people, or with Cc/Bcc,
+    is refused: every recipient gets a copy of their own).
+    """
+    message_id = " ".join(str(message.get("Message-ID", "")).split())
+    if not message_id:
+        raise ValueError("an outgoing mail needs a Message-ID")
+    recipients = [addr for _name, addr in getaddresses(message.get_all("To", [])) if addr]
+    if len(recipients) != 1:
+        raise ValueError(f"an outgoing mail has exactly one To address, not {len(recipients)}")
+    if message.get("Cc") or message.get("Bcc"):
+        raise ValueError("an outgoing mail has no Cc or Bcc; send each recipient a copy")
+    sender = _address(message.get("Return-Path")) or _address(message.get("From"))
+    if not sender:
+        raise ValueError("an outgoing mail needs a From address")
+    row = OutboxMail(
+        created_at=now,
+        message_id=message_id,
+        sender=sender,
+        recipient=recipients[0],
+        raw=message.as_bytes(policy=email.policy.SMTP),
+        status="pending",
+        attempts=0,
+        next_attempt_at=now,
+        inbox_id=inbox_id,
+    )
+    session.add(row)
+    session.flush()
+    return row
+
+
+def due_outbox(session: Session, now: datetime, limit: int = 50) -> list[OutboxMail]:
+    """Pending mails whose time has come, oldest first (locked for this transaction)."""
+    query = (
+        select(OutboxMail)
+        .where(OutboxMail.status == "pending", OutboxMail.next_attempt_at <= now)
+        .order_by(OutboxMail.id)
+        .limit(limit)
+        .execution_options(populate_existing=True)
+    )
+    return list(session.scalars(_skip_locked(session, query)))
+
+
+def mark_sent(session: Session, row: OutboxMail, now: datetime) -> None:
+    row.status = "sent"
+    row.sent_at = now
+    row.attempts = (row.attempts or 0) + 1
+    session.flush()
+
+
+def retry_delay(attempts: int) -> timedelta:
+    """How long to wait after the ``attempts``-th failed delivery (1, 2, 4 ... 60 min)."""
+    exponent = min(max(attempts, 1) - 1, 16)
+    delay: timedelta = RETRY_FIRST_DELAY * 2**exponent
+    return min(delay, RETRY_MAX_DELAY)
+
+
+def _retry_span(attempts: int) -> timedelta:
+    """Total waiting time scheduled by the first ``attempts`` failures."""
+    return sum((retry_delay(n) for n in range(1, attempts + 1)), timedelta())
+
+
+def mark_retry(session: Session, row: OutboxMail, error: str, now: datetime) -> None:
+    """A delivery failed for now: try again later, or give up after about a day.
+
+    The day is counted in retries (1 min, 2, 4 ... then hourly, about 29 tries), not
+    from when the mail was queued, so a mail queued while the relay was down for a
+    long time still gets its full day of tries.
+    """
+    row.attempts = (row.attempts or 0) + 1
+    row.last_error = error
+    if _retry_span(row.attempts) >= RETRY_GIVE_UP_AFTER:
+        row.status = "failed"
+    else:
+        row.next_attempt_at = _utc(now) + retry_delay(row.attempts)
+    session.flush()
+
+
+def mark_failed(session: Session, row: OutboxMail, error: str, now: datetime) -> None:
+    """A delivery failed for good (the relay answered 5xx): no more tries."""
+    row.attempts = (row.attempts or 0) + 1
+    row.last_error = error
+    row.status = "failed"
+    session.flush()
+
+
+def replies_sent_today(session: Session, recipient: str, now: datetime) -> int:
+    """How many mails were queued to ``recipient`` in the 24 hours before ``now``.
+
+    The address matches as written or in lower case (registered addresses are
+    stored in lower case).
+    """
+    variants = {recipient, recipient.lower()}
+    query = select(func.count(OutboxMail.id)).where(
+        OutboxMail.recipient.in_(variants),
+        OutboxMail.created_at > _utc(now) - timedelta(hours=24),
+    )
+    return int(session.scalar(query) or 0)
+
+
+# -- users ----------------------------------------------------------------------------
+
+
+def get_user(session: Session, userid: str) -> User | None:
+    """The user with this userid (any case), or None."""
+    return session.scalars(select(User).where(User.userid == userid.lower())).first()
+
+
+def find_user_by_address(session: Session, address: str) -> list[User]:
+    """The users who registered this mail address (any case), oldest first."""
+    query = (
+        select(User)
+        .join(Address, Address.user_id == User.id)
+        .where(Address.address == address.strip().lower())
+        .order_by(User.id)
+    )
+    return list(session.scalars(query))
+
+
+def add_user(
+    session: Session,
+    userid: str,
+    password_hash: str,
+    addresses: Iterable[str],
+    now: datetime,
+) -> User:
+    """Register a user; ValueError when the userid is taken (the transaction survives)."""
+    wanted: list[str] = []
+    for address in addresses:
+        lowered = address.strip().lower()
+        if lowered and lowered not in wanted:
+            wanted.append(lowered)
+    user = User(
+        userid=userid.lower(),
+        password_hash=password_hash,
+        created_at=now,
+        disabled=False,
+        vacation=False,
+        accepts_challenges=True,
+        subscribe_all=False,
+        rating=1600.0,
+        rated_games=0,
+        wins=0,
+        losses=0,
+        draws=0,
+        addresses=[Address(address=a) for a in wanted],
+    )
+    try:
+        with session.begin_nested():
+            session.add(user)
+    except IntegrityError:
+        raise ValueError(f"userid {userid.lower()} is taken") from None
+    return user
+
+
+# -- games ----------------------------------------------------------------------------
+
+
+def next_board_number(session: Session) -> int:
+    """The number for a new game: 101 for the first, then one more than the highest.
+
+    Call it in the write transaction that creates the game. On PostgreSQL it takes a
+    transaction-long advisory lock, so two challenges at once get different numbers.
+    """
+    if _is_postgresql(session):
+        session.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": _BOARD_NUMBER_LOCK})
+    highest = session.scalar(select(func.max(Game.number)))
+    return FIRST_BOARD if highest is None else max(FIRST_BOARD, highest + 1)
+
+
+def get_game(session: Session, number: int, for_update: bool = False) -> Game | None:
+    """The game with this board number; ``for_update`` locks it (PostgreSQL) until commit."""
+    query = select(Game).where(Game.number == number)
+    if for_update:
+        query = query.execution_options(populate_existing=True)
+        if _locks_rows(session):
+            query = query.with_for_update()
+    return session.scalars(query).first()
+
+
+def seat_by_token(session: Session, token: str) -> Seat | None:
+    """The seat whose reply address carries this token."""
+    return session.scalars(select(Seat).where(Seat.reply_token == token)).first()
+
+
+def games_of_user(
+    session: Session, user: User, status: str | Sequence[str] | None = None
+) -> list[Game]:
+    """The games ``user`` has a seat in, by board number; optionally of some status."""
+    seated = select(Seat.game_id).where(Seat.user_id == user.id)
+    query = select(Game).where(Game.id.in_(seated))
+    if isinstance(status, str):
+        query = query.where(Game.status == status)
+    elif status is not None:
+        query = query.where(Game.status.in_(list(status)))
+    return list(session.scalars(query.order_by(Game.number)))

@@ -1,0 +1,282 @@
+"""The database: one engine per process, read and write transactions, migrations.
+
+``Database(url)`` works with SQLite (the default, one file, WAL) and PostgreSQL
+(several server processes sharing one database):
+
+- ``with db.write() as session:`` is one write transaction, committed when the block
+  ends and rolled back when it raises. On SQLite it starts with ``BEGIN IMMEDIATE``,
+  so two writers queue up on the file lock (waiting up to ``SQLITE_BUSY_TIMEOUT``)
+  instead of failing with "database is locked" when the second one first writes. On
+  PostgreSQL it is READ COMMITTED; callers lock the rows they change with
+  ``SELECT ... FOR UPDATE`` (see ``repository``).
+- ``with db.read() as session:`` is a read-only transaction (SQLite: ``PRAGMA
+  query_only``; PostgreSQL: ``SET TRANSACTION READ ONLY``); it is rolled back at the end.
+- ``db.ensure_schema()`` creates or upgrades the schema with the Alembic migrations
+  shipped with the package; ``db.upgrade()``, ``db.downgrade()`` and ``db.current()``
+  are the same as the ``alembic`` commands, run in code (no ``alembic.ini`` needed).
+
+Sessions do not expire their objects on commit, so what was loaded in a transaction
+can still be read after it (but relationships not loaded yet cannot).
+"""
+
+from __future__ import annotations
+
+import logging
+import zlib
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from alembic import command
+from alembic.config import Config
+from alembic.runtime.migration import MigrationContext
+from alembic.script import ScriptDirectory
+from sqlalchemy import create_engine, event
+from sqlalchemy.engine import URL, Connection, Engine, make_url
+from sqlalchemy.orm import Session, sessionmaker
+from sqlalchemy.pool import StaticPool
+
+__all__ = [
+    "Database",
+    "SQLITE_BUSY_TIMEOUT",
+    "migrations_directory",
+    "normalise_url",
+]
+
+log = logging.getLogger(__name__)
+
+#: Seconds a SQLite writer waits for the file lock before giving up.
+SQLITE_BUSY_TIMEOUT = 30.0
+
+#: Execution option telling the ``begin`` hook what kind of transaction to start.
+_MODE = "abalone_pbm_mode"
+
+#: Key of the PostgreSQL advisory lock that serialises migrations between processes.
+MIGRATION_LOCK_KEY = zlib.crc32(b"abalone-pbm migrations")
+
+
+def normalise_url(url: str | URL) -> URL:
+    """The URL with PostgreSQL pointed at psycopg 3 (``postgresql://`` means psycopg2)."""
+    parsed = make_url(url)
+    if parsed.drivername in ("postgresql", "postgres"):
+        parsed = parsed.set(drivername="postgresql+psycopg")
+    return parsed
+
+
+def migrations_directory() -> Path:
+    """Where the Alembic scripts are: inside the installed package, else in the checkout."""
+    import abalone_pbm
+
+    package = Path(abalone_pbm.__file__).resolve().parent
+    candidates = (package / "migrations", package.parent / "migrations")
+    for candidate in candidates:
+        if (candidate / "env.py").is_file():
+            return candidate
+    raise FileNotFoundError(
+        "the database migrations are missing; looked in "
+        + " and ".join(str(c) for c in candidates)
+    )
+
+
+def _sqlite_is_memory(url: URL) -> bool:
+    database = url.database or ""
+    return database in ("", ":memory:") or url.query.get("mode") == "memory"
+
+
+class Database:
+    """One database, its engine and its transactions."""
+
+    def __init__(self, url: str | URL, *, echo: bool = False) -> None:
+        #: The URL as given (``postgresql://`` stays as written; see ``engine.url``).
+        self.url: str = url if isinstance(url, str) else url.render_as_string(False)
+        self._url = normalise_url(url)
+        backend = self._url.get_backend_name()
+        self.is_sqlite: bool = backend == "sqlite"
+        self.is_postgresql: bool = backend == "postgresql"
+        if self.is_sqlite:
+            self.engine: Engine = self._sqlite_engine(echo)
+        elif self.is_postgresql:
+            self.engine = create_engine(
+                self._url, echo=echo, pool_pre_ping=True, isolation_level="READ COMMITTED"
+            )
+        else:
+            self.engine = create_engine(self._url, echo=echo, pool_pre_ping=True)
+        read_options: dict[str, Any] = {_MODE: "read"}
+        if self.is_postgresql:
+            read_options["postgresql_readonly"] = True
+        self._read_engine = self.engine.execution_options(**read_options)
+        self._write_engine = self.engine.execution_options(**{_MODE: "write"})
+        self._reads = sessionmaker(bind=self._read_engine, expire_on_commit=False)
+        self._writes = sessionmaker(bind=self._write_engine, expire_on_commit=False)
+
+    # -- what it is ---------------------------------------------------------------
+
+    @property
+    def display_url(self) -> str:
+        """The URL with any password hidden, for messages and logs."""
+        return make_url(self.url).render_as_string(hide_password=True)
+
+    @property
+    def sqlite_path(self) -> Path | None:
+        """The absolute path of the SQLite file (None for PostgreSQL or in-memory)."""
+        if not self.is_sqlite or _sqlite_is_memory(self._url):
+            return None
+        return Path(self._url.database or "").resolve()
+
+    def describe(self) -> str:
+        """Where the database is, for the start-up message: URL, and file for SQLite."""
+        path = self.sqlite_path
+        return f"{self.display_url} (file {path})" if path else self.display_url
+
+    def __repr__(self) -> str:
+        return f"Database({self.display_url!r})"
+
+    # -- transactions -------------------------------------------------------------
+
+    @contextmanager
+    def read(self) -> Iterator[Session]:
+        """A read-only transaction; it ends (rolled back) with the block.
+
+        Objects loaded in it keep their loaded attributes after the block (the session
+        is closed, not rolled back, which would expire them).
+        """
+        with self._reads() as session:
+            yield session
+
+    @contextmanager
+    def write(self) -> Iterator[Session]:
+        """A write transaction: committed when the block ends, rolled back on error."""
+        with self._writes() as session, session.begin():
+            yield session
+
+    def dispose(self) -> None:
+        """Close every pooled connection (at exit, or before a fork)."""
+        self.engine.dispose()
+
+    # -- migrations ---------------------------------------------------------------
+
+    def alembic_config(self, connection: Connection | None = None) -> Config:
+        """An Alembic configuration for this database, built in code."""
+        config = Config()
+        config.set_main_option("script_location", str(migrations_directory()))
+        config.set_main_option("path_separator", "os")
+        config.set_main_option(
+            "sqlalchemy.url", self._url.render_as_string(hide_password=False).replace("%", "%%")
+        )
+        config.attributes["connection"] = connection
+        config.attributes["database"] = self
+        return config
+
+    def head(self) -> str | None:
+        """The newest revision of the migrations."""
+        return ScriptDirectory.from_config(self.alembic_config()).get_current_head()
+
+    def current(self) -> str | None:
+        """The revision the database is at (None: empty, never migrated)."""
+        with self._read_engine.connect() as connection:
+            return MigrationContext.configure(connection).get_current_revision()
+
+    def upgrade(self, revision: str = "head") -> None:
+        """Migrate up to ``revision`` (creating the schema in an empty database)."""
+        with self._migration_connection() as connection:
+            command.upgrade(self.alembic_config(connection), revision)
+
+    def downgrade(self, revision: str) -> None:
+        """Migrate down to ``revision`` (``"base"``: drop everything)."""
+        with self._migration_connection() as connection:
+            command.downgrade(self.alembic_config(connection), revision)
+
+    def ensure_schema(self) -> str | None:
+        """Create or upgrade the schema to the newest revision; returns that revision.
+
+        Safe when several processes start at once: the migration runs in one
+        transaction that holds the SQLite write lock or a PostgreSQL advisory lock,
+        and Alembic reads the current revision inside it.
+        """
+        head = self.head()
+        before = self.current()
+        if before != head:
+            self.upgrade("head")
+            log.info("database %s upgraded from %s to %s", self.display_url,
+                     before or "empty", head)
+        return head
+
+    @contextmanager
+    def _migration_connection(self) -> Iterator[Connection]:
+        """A connection in a transaction that migrations run in, then commit."""
+        with self._write_engine.connect() as connection:
+            if self.is_sqlite:
+                # Batch migrations copy and drop tables; with foreign keys on, dropping
+                # a parent would cascade. The pragma is a no-op inside a transaction, so
+                # it is set on the bare connection before BEGIN.
+                raw = connection.connection.driver_connection
+                assert raw is not None
+                raw.execute("PRAGMA foreign_keys = OFF")
+                try:
+                    with connection.begin():
+                        yield connection
+                        problems = connection.exec_driver_sql("PRAGMA foreign_key_check")
+                        if problems.first() is not None:
+                            raise RuntimeError("the migration broke foreign keys")
+                finally:
+                    raw.execute("PRAGMA foreign_keys = ON")
+            else:
+                with connection.begin():
+                    if self.is_postgresql:
+                        connection.exec_driver_sql(
+                            f"SELECT pg_advisory_xact_lock({MIGRATION_LOCK_KEY})"
+                        )
+                    yield connection
+
+    # -- engines ------------------------------------------------------------------
+
+    def _sqlite_engine(self, echo: bool) -> Engine:
+        url = self._url
+        memory = _sqlite_is_memory(url)
+        options: dict[str, Any] = {}
+        if memory:
+            # One shared connection, or every connection would see its own database.
+            options["poolclass"] = StaticPool
+        engine = create_engine(
+            url,
+            echo=echo,
+            connect_args={"timeout": SQLITE_BUSY_TIMEOUT, "check_same_thread": False},
+            **options,
+        )
+        busy_ms = int(SQLITE_BUSY_TIMEOUT * 1000)
+
+        @event.listens_for(engine, "do_connect")
+        def _make_directory(*_args: Any) -> None:
+            # The directory of the file (e.g. var/) is made when first connecting.
+            if not memory:
+                Path(url.database or "").parent.mkdir(parents=True, exist_ok=True)
+
+        @event.listens_for(engine, "connect")
+        def _on_connect(dbapi_connection: Any, _record: Any) -> None:
+            # pysqlite would BEGIN (deferred) by itself before the first write; turn
+            # that off and start every transaction in the begin hook below.
+            dbapi_connection.isolation_level = None
+            cursor = dbapi_connection.cursor()
+            try:
+                cursor.execute(f"PRAGMA busy_timeout = {busy_ms}")
+                cursor.execute("PRAGMA foreign_keys = ON")
+                if not memory:
+                    cursor.execute("PRAGMA journal_mode = WAL")
+                # Accepted mail must survive a power cut, not only a crash.
+                cursor.execute("PRAGMA synchronous = FULL")
+            finally:
+                cursor.close()
+
+        @event.listens_for(engine, "begin")
+        def _on_begin(connection: Connection) -> None:
+            if connection.get_execution_options().get(_MODE) == "read":
+                connection.exec_driver_sql("PRAGMA query_only = ON")
+                connection.exec_driver_sql("BEGIN")
+            else:
+                # Writers take the write lock first, then read: no stale snapshot, and
+                # a second writer waits for the first (busy_timeout) instead of failing.
+                connection.exec_driver_sql("PRAGMA query_only = OFF")
+                connection.exec_driver_sql("BEGIN IMMEDIATE")
+
+        return engine

@@ -1,0 +1,158 @@
+"""The inbox: redelivered mail is stored once, work is claimed oldest first."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+import pytest
+
+from abalone_pbm.db import repository
+from abalone_pbm.db.models import InboxMail
+from abalone_pbm.db.session import Database
+
+NOW = datetime(2026, 1, 1, 12, 0, tzinfo=timezone.utc)
+
+
+def mail(subject: str, message_id: str | None = None) -> bytes:
+    lines = ["From: fred@example.org", "To: abalone@localhost", f"Subject: {subject}"]
+    if message_id is not None:
+        lines.append(f"Message-ID: {message_id}")
+    return ("\r\n".join(lines) + "\r\n\r\nbody\r\n").encode()
+
+
+def store(database: Database, raw: bytes) -> tuple[int | None, bool]:
+    with database.write() as session:
+        row, created = repository.store_inbox(
+            session, raw, "fred@example.org", ["abalone@localhost"], NOW
+        )
+        return (row.id if row else None), created
+
+
+def count(database: Database) -> int:
+    with database.read() as session:
+        return session.query(InboxMail).count()
+
+
+def test_dedup_key() -> None:
+    assert repository.dedup_key(mail("x", "  <a@b>  ")) == "<a@b>"
+    folded = b"Message-ID:\r\n <a@b>\r\nSubject: x\r\n\r\nbody\r\n"
+    assert repository.dedup_key(folded) == "<a@b>"
+    raw = mail("x")
+    import hashlib
+
+    assert repository.dedup_key(raw) == "sha256:" + hashlib.sha256(raw).hexdigest()
+    long_id = "<" + "x" * 300 + "@b>"
+    assert len(repository.dedup_key(mail("x", long_id))) <= 255
+
+
+def test_same_message_id_is_stored_once(database: Database) -> None:
+    first_id, created = store(database, mail("move 1", "<m1@example.org>"))
+    assert created and first_id is not None
+    # A redelivery, even with other bytes (a new Received: line), is the same mail.
+    again_id, created_again = store(database, mail("move 1 again", "<m1@example.org>"))
+    assert (again_id, created_again) == (first_id, False)
+    assert count(database) == 1
+
+
+def test_without_message_id_the_bytes_decide(database: Database) -> None:
+    a, created_a = store(database, mail("one"))
+    b, created_b = store(database, mail("one"))
+    c, created_c = store(database, mail("two"))
+    assert created_a and not created_b and created_c
+    assert a == b != c
+    assert count(database) == 2
+
+
+def test_a_redelivery_leaves_the_transaction_usable(database: Database) -> None:
+    with database.write() as session:
+        first, _ = repository.store_inbox(session, mail("a", "<x@y>"), "f@e", ["t@e"], NOW)
+        again, created = repository.store_inbox(session, mail("a", "<x@y>"), "f@e", ["t@e"], NOW)
+        assert not created and again is first
+        other, created_other = repository.store_inbox(session, mail("b"), "f@e", ["t@e"], NOW)
+        assert created_other and other is not None
+    assert count(database) == 2
+
+
+def test_stored_fields(database: Database) -> None:
+    raw = mail("hello", "<f@e>")
+    with database.write() as session:
+        row, _ = repository.store_inbox(
+            session, raw, "fred@example.org", ["a@localhost", "b@localhost"], NOW
+        )
+        assert row is not None
+        row_id = row.id
+    with database.read() as session:
+        row = session.get_one(InboxMail, row_id)
+        assert row.raw == raw
+        assert row.envelope_to == "a@localhost,b@localhost"
+        assert row.status == "new" and row.attempts == 0
+        assert row.received_at == NOW and row.received_at.tzinfo is not None
+
+
+def test_claim_takes_the_oldest_new_mail(database: Database) -> None:
+    ids = [store(database, mail(f"m{n}", f"<m{n}@e>"))[0] for n in range(3)]
+    with database.write() as session:
+        claimed = repository.claim_next_inbox(session)
+        assert claimed is not None and claimed.id == ids[0]
+        repository.mark_inbox(session, claimed, "done", now=NOW)
+    with database.write() as session:
+        claimed = repository.claim_next_inbox(session)
+        assert claimed is not None and claimed.id == ids[1]
+        repository.mark_inbox(session, claimed, "parked", error="Boom", now=NOW)
+    with database.write() as session:
+        claimed = repository.claim_next_inbox(session)
+        assert claimed is not None and claimed.id == ids[2]
+        repository.mark_inbox(session, claimed, "dropped", note="auto-submitted", now=NOW)
+    with database.write() as session:
+        assert repository.claim_next_inbox(session) is None
+    with database.read() as session:
+        done = session.get_one(InboxMail, ids[0])
+        assert (done.status, done.attempts, done.processed_at) == ("done", 1, NOW)
+        dropped = session.get_one(InboxMail, ids[2])
+        assert dropped.note == "auto-submitted"
+        parked = repository.parked_mails(session)
+        assert [m.id for m in parked] == [ids[1]]
+        assert parked[0].last_error == "Boom"
+
+
+def test_a_failed_claim_rolls_back_and_the_mail_stays_new(database: Database) -> None:
+    mail_id, _ = store(database, mail("m", "<m@e>"))
+    with pytest.raises(RuntimeError):
+        with database.write() as session:
+            claimed = repository.claim_next_inbox(session)
+            assert claimed is not None
+            repository.mark_inbox(session, claimed, "done", now=NOW)
+            raise RuntimeError("crash while processing")
+    with database.write() as session:
+        claimed = repository.claim_next_inbox(session)
+        assert claimed is not None and claimed.id == mail_id and claimed.status == "new"
+
+
+def test_requeue_for_the_admin(database: Database) -> None:
+    mail_id, _ = store(database, mail("m", "<m@e>"))
+    assert mail_id is not None
+    with database.write() as session:
+        claimed = repository.claim_next_inbox(session)
+        assert claimed is not None
+        repository.mark_inbox(session, claimed, "parked", error="Boom", now=NOW)
+    with database.write() as session:
+        again = repository.requeue_inbox(session, mail_id)
+        assert again is not None and again.status == "new"
+        assert repository.requeue_inbox(session, 999999) is None
+    with database.write() as session:
+        claimed = repository.claim_next_inbox(session)
+        assert claimed is not None and claimed.id == mail_id
+        repository.mark_inbox(session, claimed, "done", now=NOW)
+    with database.write() as session:
+        with pytest.raises(ValueError):
+            repository.requeue_inbox(session, mail_id)
+        assert repository.requeue_inbox(session, mail_id, force=True) is not None
+
+
+def test_mark_inbox_refuses_unknown_status(database: Database) -> None:
+    store(database, mail("m", "<m@e>"))
+    with database.write() as session:
+        claimed = repository.claim_next_inbox(session)
+        assert claimed is not None
+        with pytest.raises(ValueError):
+            repository.mark_inbox(session, claimed, "finished")

@@ -1,0 +1,90 @@
+"""Alembic migrations from empty, on SQLite and PostgreSQL: they build exactly the models."""
+
+from __future__ import annotations
+
+from alembic.autogenerate import compare_metadata
+from alembic.runtime.migration import MigrationContext
+from sqlalchemy import inspect
+
+from abalone_pbm.db.models import Base
+from abalone_pbm.db.session import Database, migrations_directory
+
+ALL_TABLES = {
+    "addresses", "counters", "games", "inbox", "moves", "observers", "outbox", "seats",
+    "users",
+}
+
+
+def schema_differences(database: Database) -> list[object]:
+    with database.engine.connect() as connection:
+        context = MigrationContext.configure(
+            connection, opts={"compare_type": True, "target_metadata": Base.metadata}
+        )
+        return list(compare_metadata(context, Base.metadata))
+
+
+def test_migrations_are_found_and_have_one_head() -> None:
+    assert (migrations_directory() / "env.py").is_file()
+    assert Database("sqlite://").head() == "0001"
+
+
+def test_upgrade_from_empty_builds_exactly_the_models(db_url: str) -> None:
+    database = Database(db_url)
+    try:
+        assert database.current() is None
+        assert database.ensure_schema() == "0001"
+        assert database.current() == "0001"
+        tables = set(inspect(database.engine).get_table_names())
+        assert tables == ALL_TABLES | {"alembic_version"}
+        assert schema_differences(database) == []
+        # Again: nothing to do.
+        assert database.ensure_schema() == "0001"
+    finally:
+        database.dispose()
+
+
+def test_constraint_names_follow_the_convention(database: Database) -> None:
+    inspector = inspect(database.engine)
+    uniques = {c["name"] for c in inspector.get_unique_constraints("seats")}
+    assert uniques == {"uq_seats_game_id_seat", "uq_seats_reply_token"}
+    indexes = {i["name"] for i in inspector.get_indexes("outbox")}
+    assert {"ix_outbox_recipient", "ix_outbox_status_next"} <= indexes
+    foreign = {f["name"] for f in inspector.get_foreign_keys("seats")}
+    assert foreign == {"fk_seats_game_id_games", "fk_seats_user_id_users"}
+
+
+def test_downgrade_to_base_and_up_again(database: Database) -> None:
+    database.downgrade("base")
+    assert database.current() is None
+    assert set(inspect(database.engine).get_table_names()) <= {"alembic_version"}
+    database.upgrade()
+    assert database.current() == "0001"
+    assert schema_differences(database) == []
+
+
+def test_sqlite_file_settings(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    database = Database(f"sqlite:///{tmp_path / 'a' / 'b' / 'x.sqlite3'}")
+    try:
+        assert database.is_sqlite and not database.is_postgresql
+        database.ensure_schema()
+        assert (tmp_path / "a" / "b" / "x.sqlite3").is_file()
+        with database.engine.connect() as connection:
+            pragma = connection.exec_driver_sql
+            assert pragma("PRAGMA journal_mode").scalar() == "wal"
+            assert pragma("PRAGMA foreign_keys").scalar() == 1
+            assert pragma("PRAGMA busy_timeout").scalar() == 30000
+        assert database.sqlite_path == (tmp_path / "a" / "b" / "x.sqlite3").resolve()
+    finally:
+        database.dispose()
+
+
+def test_postgresql_urls_use_psycopg_3(postgres_url: str) -> None:
+    plain = postgres_url.replace("postgresql+psycopg://", "postgresql://")
+    database = Database(plain)
+    try:
+        assert database.is_postgresql and not database.is_sqlite
+        assert database.url == plain
+        assert database.engine.url.drivername == "postgresql+psycopg"
+        assert database.ensure_schema() == "0001"
+    finally:
+        database.dispose()
