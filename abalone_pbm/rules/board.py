@@ -11,7 +11,7 @@ from __future__ import annotations
 import random
 import re
 from dataclasses import dataclass, field
-from typing import Iterator
+from typing import Callable, Iterator
 
 from .geometry import (
     AXES,
@@ -109,7 +109,10 @@ def _cell_from(row: str, diagonal: str) -> int:
 class Board:
     """An Abalone position with its move history; ``push`` plays, ``pop`` takes back."""
 
-    def __init__(self, position: str | None = None, rules: Rules | None = None) -> None:
+    def __init__(
+        self, position: str | None = None, rules: Rules | None = None, *, ply: int = 0
+    ) -> None:
+        """Set up ``position``; ``ply`` is the number of moves already made before it."""
         if position is None:
             players = rules.players if rules else 2
             position = starting_position(get_layout("standard", players))
@@ -130,6 +133,8 @@ class Board:
         self._key = self._compute_key()
         self._ko_keys: list[tuple[int, tuple[int, ...]]] = []
         self._start_marbles = [m.bit_count() for m in marbles]
+        self._base_ply = ply
+        self._probing_ko = False
 
     # ----------------------------------------------------------------- set-up
     @classmethod
@@ -194,7 +199,8 @@ class Board:
 
     @property
     def ply(self) -> int:
-        return len(self.move_stack)
+        """Moves made since the start of the game (for the move limit)."""
+        return self._base_ply + len(self.move_stack)
 
     def zobrist_hash(self) -> int:
         return self._key
@@ -309,8 +315,8 @@ class Board:
         return moves
 
     @staticmethod
-    def _append_side_steps(own: int, empty: int, append: object) -> None:
-        add = append  # a list's append; typed loosely to keep the hot loop plain
+    def _append_side_steps(own: int, empty: int, append: Callable[[Move], None]) -> None:
+        """Add every side-step of the lines of ``own`` into ``empty`` cells with ``append``."""
         for axis in AXES:
             o = OFFSETS[axis]
             t2 = own & (own >> o)  # tails whose next cell along the axis is own
@@ -334,7 +340,7 @@ class Board:
                         cells = (1 << c) | (1 << (c + o))
                         if length == 3:
                             cells |= 1 << (c + 2 * o)
-                        add(Move(cells, d))  # type: ignore[operator]
+                        append(Move(cells, d))
 
     def _generate_general(self, seat: int) -> list[Move]:
         """Cell-by-cell generator; handles partner marbles in team play.
@@ -452,7 +458,8 @@ class Board:
         self.turn = nxt
         self._key = key ^ ZOBRIST_TURN[seat] ^ ZOBRIST_TURN[nxt]
         if self.rules.ko:
-            self._ko_keys.append((seat, (*marbles, nxt)))
+            # _next_seat may probe moves (ko), which rebinds self._marbles: read it afresh.
+            self._ko_keys.append((seat, (*self._marbles, nxt)))
 
     def pop(self) -> Move:
         """Take back the last move and return it."""
@@ -478,9 +485,24 @@ class Board:
             candidate = candidate % self.players + 1
             if self._resigned >> candidate & 1 or not self._marbles[candidate]:
                 continue
-            if candidate == seat or self._can_move(candidate):
+            if candidate == seat or self._has_legal_move(candidate):
                 return candidate
         return seat if self._marbles[seat] else self.turn
+
+    def _has_legal_move(self, seat: int) -> bool:
+        """Whether ``seat`` could move now, the ko rule included."""
+        if not self._can_move(seat):
+            return False
+        if not self.rules.ko or self._probing_ko:
+            return True
+        # Under ko every move of the seat may repeat one of its own earlier positions;
+        # try them (the probe's own pushes do not probe again).
+        saved_turn = self.turn
+        self.turn, self._probing_ko = seat, True
+        try:
+            return any(not self._repeats(m) for m in self._generate(seat))
+        finally:
+            self.turn, self._probing_ko = saved_turn, False
 
     def _can_move(self, seat: int) -> bool:
         own = self._marbles[seat]
