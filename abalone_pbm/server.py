@@ -36,7 +36,9 @@ from .worker import Handle, Worker
 if TYPE_CHECKING:  # pragma: no cover
     from .db.session import Database
 
-__all__ = ["Server", "Tick", "serve", "open_database", "install_stop_signals", "_service_hooks"]
+__all__ = [
+    "Server", "Tick", "serve", "open_database", "install_stop_signals", "robot_hook", "_service_hooks"
+]
 
 log = logging.getLogger(__name__)
 
@@ -76,6 +78,20 @@ def _service_hooks(settings: Settings, database: Database) -> tuple[Handle, Tick
     return handle, tick
 
 
+def robot_hook(settings: Settings, database: Database, clock: Clock) -> Callable[[], int]:
+    """Register the computer players as users and return the function that plays
+    their pending turns (each searched outside any transaction)."""
+    from .service import robots
+
+    with database.write() as session:
+        robots.ensure_robot_users(session, clock)
+
+    def play() -> int:
+        return robots.play_robot_turns(database, settings, clock)
+
+    return play
+
+
 @dataclass
 class Server:
     """Everything ``serve`` runs; ``start()``, then ``stop()`` (or ``run(stop_event)``)."""
@@ -85,6 +101,8 @@ class Server:
     handle: Handle
     tick: Tick | None = None
     clock: Clock = field(default_factory=SystemClock)
+    #: Plays the computer players' pending turns; returns how many moves it made.
+    robots: Callable[[], int] | None = None
     tick_interval: float = TICK_INTERVAL
     #: Seconds the worker and sender sleep when idle (they are also woken at once).
     idle: float = 1.0
@@ -94,9 +112,10 @@ class Server:
         self.stop_event = threading.Event()
         self.worker_wake = threading.Event()
         self.sender_wake = threading.Event()
+        self.robot_wake = threading.Event()
         self.worker = Worker(
             self.database, self.settings, self.clock, self.handle,
-            after_commit=self.sender_wake.set,
+            after_commit=self._after_mail,
         )
         self.sender = Sender(self.database, self.settings, self.clock)
         self.listener: IntakeController | None = None
@@ -114,6 +133,8 @@ class Server:
         )
         self._spawn("worker", self._run_worker)
         self._spawn("sender", self._run_sender)
+        if self.robots is not None:
+            self._spawn("robots", self._run_robots)
         if self.tick is not None:
             self._spawn("clock", self._run_clock)
         self._announce()
@@ -123,6 +144,7 @@ class Server:
         self.stop_event.set()
         self.worker_wake.set()
         self.sender_wake.set()
+        self.robot_wake.set()
         if self.listener is not None:
             stop_listener(self.listener)
             self.listener = None
@@ -156,6 +178,24 @@ class Server:
     def _run_worker(self) -> None:
         self.worker.run_forever(self.stop_event, self.worker_wake, idle=self.idle)
 
+    def _after_mail(self) -> None:
+        self.sender_wake.set()
+        self.robot_wake.set()
+
+    def _run_robots(self) -> None:
+        """Robots think in their own thread, so mail keeps flowing while they do."""
+        assert self.robots is not None
+        while not self.stop_event.is_set():
+            self.robot_wake.wait(self.idle * 30)
+            self.robot_wake.clear()
+            if self.stop_event.is_set():
+                break
+            try:
+                if self.robots():
+                    self.sender_wake.set()
+            except Exception:
+                log.exception("robots: playing a turn failed")
+
     def _run_sender(self) -> None:
         self.sender.run_forever(self.stop_event, self.sender_wake, idle=self.idle)
 
@@ -166,8 +206,9 @@ class Server:
                 self.tick(self.clock.now())
             except Exception:
                 log.exception("clock: tick failed")
-            # Reminders or robot moves may have queued mail.
+            # Reminders or forfeits may have queued mail or handed a turn to a robot.
             self.sender_wake.set()
+            self.robot_wake.set()
             self.stop_event.wait(self.tick_interval)
 
     def _announce(self) -> None:
@@ -209,7 +250,9 @@ def serve(
     stop = stop_event or threading.Event()
     if threading.current_thread() is threading.main_thread():
         install_stop_signals(stop)
-    server = Server(settings, database, handle, tick, clock or SystemClock(), out=out)
+    clock = clock or SystemClock()
+    robots = robot_hook(settings, database, clock)
+    server = Server(settings, database, handle, tick, clock, robots=robots, out=out)
     server.run(stop)
     print("abalone-pbm: stopped", file=out if out is not None else sys.stdout)
     return 0

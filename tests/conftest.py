@@ -4,11 +4,12 @@
   started on first use and stopped at the end; when it cannot be started, the tests
   that need it are skipped with "PostgreSQL not available: <why>".
 - ``sqlite_url`` / ``postgres_url``: a fresh, empty database (a file in ``tmp_path``;
-  a new PostgreSQL database, dropped after the test).
+  a schema of its own on the PostgreSQL server, dropped after the test).
 - ``backend``: ``sqlite`` then ``postgresql`` (test ids ``[sqlite]``/``[postgresql]``).
-- ``db_url``: a fresh, empty database of each backend.
-- ``database``: a ``Database`` of each backend, migrated to head and empty of rows
-  (fast: a copied SQLite file; one PostgreSQL schema emptied).
+- ``db_url``: a fresh, empty database of each backend (for tests of migrations).
+- ``migrated_db_url``: a database of each backend migrated to head, with no rows;
+  fast (a copied SQLite file; one PostgreSQL schema migrated once and emptied).
+- ``database``: a ``Database`` on ``migrated_db_url``.
 """
 
 from __future__ import annotations
@@ -45,7 +46,7 @@ def postgres_server() -> Iterator[PostgresServer]:
     try:
         server.start()
     except PostgresUnavailable as error:
-        pytest.skip(f"PostgreSQL not available: {error}")
+        pytest.skip("PostgreSQL not available: " + " ".join(str(error).split()))
     _started.append(server)
     try:
         yield server
@@ -103,6 +104,7 @@ def _migrated_postgres_url(postgres_server: PostgresServer) -> str:
 def _empty_tables(db: Database) -> None:
     """Delete every row and restart the ids (faster than TRUNCATE on small tables)."""
     with db.write() as session:
+        session.execute(text("SET LOCAL lock_timeout = '10s'"))  # never hang on a leak
         for table in reversed(Base.metadata.sorted_tables):
             session.execute(table.delete())
         session.execute(text(
@@ -113,18 +115,31 @@ def _empty_tables(db: Database) -> None:
 
 
 @pytest.fixture
-def database(request: pytest.FixtureRequest, backend: str, tmp_path: Path) -> Iterator[Database]:
-    """A migrated, empty database: a copy of a migrated SQLite file, or one shared
-    PostgreSQL schema migrated once and emptied before each test."""
+def migrated_db_url(request: pytest.FixtureRequest, backend: str, tmp_path: Path) -> str:
+    """A database of each backend already migrated to head, with no rows (fast).
+
+    SQLite: a copy of a file migrated once per session. PostgreSQL: one schema
+    migrated once per session and emptied before each test (so whatever used it in
+    the previous test, e.g. a server subprocess, must be gone).
+    """
     if backend == "sqlite":
         path = tmp_path / "abalone-pbm.sqlite3"
         shutil.copyfile(request.getfixturevalue("_migrated_sqlite_file"), path)
-        db = Database(f"sqlite:///{path}")
-        db.ensure_schema()
-    else:
-        db = Database(request.getfixturevalue("_migrated_postgres_url"))
+        return f"sqlite:///{path}"
+    url = str(request.getfixturevalue("_migrated_postgres_url"))
+    db = Database(url)
+    try:
         db.ensure_schema()  # a test may have migrated it down
         _empty_tables(db)
+    finally:
+        db.dispose()
+    return url
+
+
+@pytest.fixture
+def database(migrated_db_url: str) -> Iterator[Database]:
+    """A ``Database`` of each backend, migrated to head, with no rows."""
+    db = Database(migrated_db_url)
     try:
         yield db
     finally:

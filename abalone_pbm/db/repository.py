@@ -102,8 +102,10 @@ def dedup_key(raw: bytes) -> str:
     message_id = " ".join(str(value).split()) if value is not None else ""
     if not message_id:
         return "sha256:" + hashlib.sha256(raw).hexdigest()
-    if len(message_id) > _KEY_LENGTH:
-        return "message-id-sha256:" + hashlib.sha256(message_id.encode()).hexdigest()
+    if len(message_id) > _KEY_LENGTH or not message_id.isascii():
+        # Too long for the column, or 8-bit garbage: a digest of it is the same key.
+        digest = hashlib.sha256(message_id.encode("utf-8", "surrogateescape")).hexdigest()
+        return "message-id-sha256:" + digest
     return message_id
 
 
@@ -131,7 +133,7 @@ def store_inbox(
         "attempts": 0,
     }
     dialect = session.get_bind().dialect.name
-    new_id: int | None
+    stored: InboxMail | None
     if dialect in ("postgresql", "sqlite"):
         from sqlalchemy.dialects import postgresql, sqlite
 
@@ -140,19 +142,18 @@ def store_inbox(
             insert(InboxMail)
             .values(**values)
             .on_conflict_do_nothing(index_elements=["dedup_key"])
-            .returning(InboxMail.id)
+            .returning(InboxMail)
         )
-        new_id = session.execute(statement).scalar_one_or_none()
+        stored = session.scalars(statement).first()
     else:
         try:
             with session.begin_nested():
-                row = InboxMail(**values)
-                session.add(row)
-            new_id = row.id
+                stored = InboxMail(**values)
+                session.add(stored)
         except IntegrityError:
-            new_id = None
-    if new_id is not None:
-        return session.get_one(InboxMail, new_id), True
+            stored = None
+    if stored is not None:
+        return stored, True
     existing = session.scalars(select(InboxMail).where(InboxMail.dedup_key == key)).first()
     return existing, False
 

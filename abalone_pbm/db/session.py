@@ -22,6 +22,7 @@ can still be read after it (but relationships not loaded yet cannot).
 from __future__ import annotations
 
 import logging
+import os
 import zlib
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -92,6 +93,10 @@ class Database:
         self.url: str = url if isinstance(url, str) else url.render_as_string(False)
         self._url = normalise_url(url)
         backend = self._url.get_backend_name()
+        if backend == "sqlite" and not _sqlite_is_memory(self._url) \
+                and "uri" not in self._url.query:
+            # Relative to the working directory now, even if the process moves later.
+            self._url = self._url.set(database=os.path.abspath(self._url.database or ""))
         self.is_sqlite: bool = backend == "sqlite"
         self.is_postgresql: bool = backend == "postgresql"
         if self.is_sqlite:
@@ -122,7 +127,7 @@ class Database:
         """The absolute path of the SQLite file (None for PostgreSQL or in-memory)."""
         if not self.is_sqlite or _sqlite_is_memory(self._url):
             return None
-        return Path(self._url.database or "").resolve()
+        return Path(self._url.database or "")
 
     def describe(self) -> str:
         """Where the database is, for the start-up message: URL, and file for SQLite."""

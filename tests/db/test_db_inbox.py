@@ -43,6 +43,10 @@ def test_dedup_key() -> None:
     assert repository.dedup_key(raw) == "sha256:" + hashlib.sha256(raw).hexdigest()
     long_id = "<" + "x" * 300 + "@b>"
     assert len(repository.dedup_key(mail("x", long_id))) <= 255
+    assert repository.dedup_key(mail("x", long_id)) == repository.dedup_key(mail("y", long_id))
+    eight_bit = b"Message-ID: <caf\xe9@b>\r\nSubject: x\r\n\r\nbody\r\n"
+    key = repository.dedup_key(eight_bit)
+    assert key.isascii() and key.startswith("message-id-sha256:")
 
 
 def test_same_message_id_is_stored_once(database: Database) -> None:

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import pytest
 from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
 from sqlalchemy import inspect
@@ -62,7 +65,7 @@ def test_downgrade_to_base_and_up_again(database: Database) -> None:
     assert schema_differences(database) == []
 
 
-def test_sqlite_file_settings(tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_sqlite_file_settings(tmp_path: Path) -> None:
     database = Database(f"sqlite:///{tmp_path / 'a' / 'b' / 'x.sqlite3'}")
     try:
         assert database.is_sqlite and not database.is_postgresql
@@ -73,7 +76,22 @@ def test_sqlite_file_settings(tmp_path) -> None:  # type: ignore[no-untyped-def]
             assert pragma("PRAGMA journal_mode").scalar() == "wal"
             assert pragma("PRAGMA foreign_keys").scalar() == 1
             assert pragma("PRAGMA busy_timeout").scalar() == 30000
-        assert database.sqlite_path == (tmp_path / "a" / "b" / "x.sqlite3").resolve()
+        assert database.sqlite_path == tmp_path / "a" / "b" / "x.sqlite3"
+    finally:
+        database.dispose()
+
+
+def test_a_relative_sqlite_path_is_taken_from_where_it_starts(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    database = Database("sqlite:///var/abalone-pbm.sqlite3")
+    monkeypatch.chdir("/")
+    try:
+        assert database.url == "sqlite:///var/abalone-pbm.sqlite3"
+        assert database.sqlite_path == tmp_path / "var" / "abalone-pbm.sqlite3"
+        database.ensure_schema()
+        assert (tmp_path / "var" / "abalone-pbm.sqlite3").is_file()
     finally:
         database.dispose()
 

@@ -20,7 +20,7 @@ from abalone_pbm.config import Settings
 from abalone_pbm.db import repository
 from abalone_pbm.db.models import OutboxMail
 from abalone_pbm.db.session import Database
-from abalone_pbm.server import _service_hooks
+from abalone_pbm.server import _service_hooks, robot_hook
 from abalone_pbm.worker import Worker
 
 _ids = count(1)
@@ -51,6 +51,7 @@ class Harness:
         handle, tick = _service_hooks(self.settings, self.database)
         self.tick_hook = tick
         self.worker = Worker(self.database, self.settings, self.clock, handle)
+        self.robots = robot_hook(self.settings, self.database, self.clock)
 
     def mail(
         self,
@@ -79,8 +80,12 @@ class Harness:
         return self.run()
 
     def run(self) -> list[Sent]:
-        while self.worker.run_once():
-            pass
+        """Process the inbox, then let the robots play their turns, until all is quiet."""
+        while True:
+            while self.worker.run_once():
+                pass
+            if not self.robots():
+                break
         return self.take_outbox()
 
     def tick(self) -> list[Sent]:
@@ -121,6 +126,7 @@ class Harness:
 
 
 def make_harness(db_url: str, tmp_path, **settings) -> Harness:  # type: ignore[no-untyped-def]
+    settings.setdefault("robot_budget", 0.05)
     config = Settings(database_url=db_url, maildir=str(tmp_path / "outgoing"), **settings)
     database = Database(db_url)
     database.ensure_schema()

@@ -1,0 +1,129 @@
+"""Computer players as registered users, and the server playing their turns.
+
+A robot's move is searched outside any database transaction (it may take the whole
+time budget), then applied in a short write transaction that first checks the game
+has not changed meanwhile (its version).  So thinking robots never hold a lock, never
+delay other mail, and a game changed by someone else in the meantime is simply
+looked at again.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from ..clock import Clock
+from ..config import Settings
+from ..db import repository
+from ..db.models import Game, Seat, User
+from ..db.session import Database
+from ..robots import ROBOTS
+from ..rules import Board, Move
+from .context import MailContext
+from .games import load_board, record_move
+from .play import after_move
+
+log = logging.getLogger(__name__)
+
+#: Password hash that no password matches: robots never log in.
+NO_LOGIN = "!robot"
+
+
+def ensure_robot_users(session: Session, now_clock: Clock) -> list[User]:
+    """Register every robot of the registry as a user (once)."""
+    users = []
+    for name, spec in ROBOTS.items():
+        user = repository.get_user(session, name)
+        if user is None:
+            user = repository.add_user(session, name, NO_LOGIN, [], now_clock.now())
+        user.robot = name
+        users.append(user)
+    return users
+
+
+def robot_descriptions() -> list[tuple[str, str]]:
+    return [
+        (name, f"level {spec.level}: {spec.description}")
+        for name, spec in sorted(ROBOTS.items(), key=lambda item: item[1].level)
+    ]
+
+
+@dataclass(frozen=True)
+class RobotTurn:
+    """A game waiting for a robot, as read before thinking."""
+
+    number: int
+    version: int
+    seat: int
+    robot: str
+    board: Board
+
+
+def next_robot_turn(session: Session, skip: set[int] | None = None) -> RobotTurn | None:
+    """The oldest-waiting active game whose player to move is a robot."""
+    query = (
+        select(Game)
+        .join(Seat, Seat.game_id == Game.id)
+        .join(User, User.id == Seat.user_id)
+        .where(Game.status == "active", User.robot.is_not(None))
+        .order_by(Game.turn_started_at, Game.number)
+        .distinct()
+    )
+    for game in session.scalars(query):
+        if skip and game.number in skip:
+            continue
+        board = load_board(game)
+        seat = next(s for s in game.seats if s.seat == board.turn)
+        if seat.user.robot is not None and not seat.resigned:
+            return RobotTurn(game.number, game.version, seat.seat, seat.user.robot, board)
+    return None
+
+
+def choose(turn: RobotTurn, budget: float) -> Move:
+    robot = ROBOTS[turn.robot].create()
+    # The seed makes a robot's play repeatable for the same game and position.
+    return robot.choose_move(turn.board, budget, rng_seed=turn.number * 1000 + turn.board.ply)
+
+
+def apply_robot_move(
+    session: Session, settings: Settings, clock: Clock, turn: RobotTurn, move: Move
+) -> bool:
+    """Play the robot's move if the game is still as it was read; mail the board."""
+    game = repository.get_game(session, turn.number, for_update=True)
+    if game is None or game.status != "active" or game.version != turn.version:
+        return False
+    board = load_board(game)
+    if board.turn != turn.seat or move not in board.legal_moves:
+        return False
+    seat = next(s for s in game.seats if s.seat == turn.seat)
+    ctx = MailContext(session=session, settings=settings, now=clock.now(), sender=settings.address)
+    board.push(move)
+    record_move(game, board, turn.seat, str(move), ctx.now, source_message_id=None, automatic=True)
+    after_move(ctx, game, board, mover=seat.user, comment="")
+    ctx.flush()
+    return True
+
+
+def play_robot_turns(
+    database: Database, settings: Settings, clock: Clock, *, limit: int | None = None
+) -> int:
+    """Play every pending robot turn (up to ``limit``); returns the moves played."""
+    played = 0
+    skip: set[int] = set()
+    while limit is None or played < limit:
+        with database.read() as session:
+            turn = next_robot_turn(session, skip)
+        if turn is None:
+            return played
+        move = choose(turn, settings.robot_budget)
+        with database.write() as session:
+            if apply_robot_move(session, settings, clock, turn, move):
+                played += 1
+            else:
+                # Changed while the robot thought: the next round looks at it afresh.
+                log.info("robots: board %d changed while %s thought", turn.number, turn.robot)
+                skip.add(turn.number)
+    return played
