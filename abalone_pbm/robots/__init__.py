@@ -1,0 +1,121 @@
+"""Computer players: a pure library over the rules core (no I/O, no other imports).
+
+    >>> from abalone_pbm.rules import Board
+    >>> from abalone_pbm.robots import ROBOTS
+    >>> board = Board.from_layout("standard")
+    >>> move = ROBOTS["boulder"].create().choose_move(board, 1.0, rng_seed=7)
+    >>> move in board.legal_moves
+    True
+
+``ROBOTS`` holds the robots that become registered users (pebble, marble,
+boulder, from weakest to strongest); :func:`make_engine` also knows the two
+benchmark baselines ``random`` and ``greedy``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+from .base import BaseRobot, Robot, SearchInfo, safe_moves, soft_deadline, winning_moves
+from .evaluation import WIN, Evaluator
+from .search import AlphaBeta, SearchRobot
+from .simple import GreedyRobot, PebbleRobot, RandomRobot
+
+
+@dataclass(frozen=True)
+class RobotSpec:
+    """A robot that can be registered as a user."""
+
+    name: str
+    level: int
+    description: str
+    factory: Callable[[], BaseRobot]
+
+    def create(self) -> BaseRobot:
+        robot = self.factory()
+        robot.name = self.name
+        return robot
+
+
+def _pebble() -> BaseRobot:
+    return PebbleRobot()
+
+
+def _marble() -> BaseRobot:
+    return GreedyRobot()
+
+
+def _boulder() -> BaseRobot:
+    return SearchRobot()
+
+
+ROBOTS: dict[str, RobotSpec] = {
+    spec.name: spec
+    for spec in (
+        RobotSpec(
+            "pebble",
+            1,
+            "Beginner: plays at random but loves to push; takes a win when it sees one. Instant.",
+            _pebble,
+        ),
+        RobotSpec(
+            "marble",
+            2,
+            "Casual: looks one move ahead for the best-looking position. Well under a second.",
+            _marble,
+        ),
+        RobotSpec(
+            "boulder",
+            3,
+            "Strong: alpha-beta search several moves deep; uses its whole time budget.",
+            _boulder,
+        ),
+    )
+}
+
+#: Engines by name for benchmarks: the registered robots plus the baselines.
+ENGINES: dict[str, Callable[[], BaseRobot]] = {
+    "random": RandomRobot,
+    "greedy": GreedyRobot,
+    **{name: spec.create for name, spec in ROBOTS.items()},
+}
+
+
+def make_engine(name: str) -> BaseRobot:
+    """A fresh robot by name (a registered robot or ``random``/``greedy``)."""
+    try:
+        factory = ENGINES[name.lower()]
+    except KeyError:
+        raise ValueError(f"unknown robot {name!r}; known: {', '.join(ENGINES)}") from None
+    return factory()
+
+
+def get_robot(name: str) -> BaseRobot:
+    """A fresh instance of a registered robot."""
+    try:
+        return ROBOTS[name.lower()].create()
+    except KeyError:
+        raise ValueError(f"unknown robot {name!r}; known: {', '.join(ROBOTS)}") from None
+
+
+__all__ = [
+    "AlphaBeta",
+    "BaseRobot",
+    "ENGINES",
+    "Evaluator",
+    "GreedyRobot",
+    "PebbleRobot",
+    "ROBOTS",
+    "RandomRobot",
+    "Robot",
+    "RobotSpec",
+    "SearchInfo",
+    "SearchRobot",
+    "WIN",
+    "get_robot",
+    "make_engine",
+    "safe_moves",
+    "soft_deadline",
+    "winning_moves",
+]

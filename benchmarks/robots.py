@@ -1,0 +1,219 @@
+"""Robot matches: play two engines against each other and print the score.
+
+    python benchmarks/robots.py --a boulder --b random --games 20 --budget 5 --movelimit 200
+
+Engines: the registered robots (pebble, marble, boulder) and the baselines
+``random`` (a uniformly random legal move) and ``greedy`` (one ply, the best
+evaluation after the move).  Games cycle through the layouts (standard,
+belgian-daisy, german-daisy by default), each opening followed by a few random
+moves (``--opening-moves``); every opening is played twice with the colours
+swapped.  When the move limit is reached the side with more ejections wins,
+equal is a draw (the rules core's ``-movelimit``).
+
+Prints wins/draws/losses of A, the mean ejections, for each engine the average
+depth its search completed (overall and in the middlegame, plies 10-60), the
+nodes per second, and the longest time one move took against the budget.
+``--jobs 2`` plays two games at once (one per core; the time budget then holds per
+process, on a machine that is not busy otherwise).
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import sys
+import time
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from abalone_pbm.robots import ENGINES, make_engine  # noqa: E402
+from abalone_pbm.rules import Board, Rules  # noqa: E402
+
+DEFAULT_LAYOUTS = ("standard", "belgian-daisy", "german-daisy")
+
+
+@dataclass
+class EngineStats:
+    moves: int = 0
+    searched: int = 0
+    depth_total: int = 0
+    mid_moves: int = 0
+    mid_depth_total: int = 0
+    nodes: int = 0
+    seconds: float = 0.0
+    longest: float = 0.0
+
+    def add(self, other: EngineStats) -> None:
+        self.moves += other.moves
+        self.searched += other.searched
+        self.depth_total += other.depth_total
+        self.mid_moves += other.mid_moves
+        self.mid_depth_total += other.mid_depth_total
+        self.nodes += other.nodes
+        self.seconds += other.seconds
+        self.longest = max(self.longest, other.longest)
+
+
+@dataclass
+class GameResult:
+    index: int
+    layout: str
+    a_seat: int
+    winner: str  # "a", "b" or "draw"
+    reason: str
+    plies: int
+    ejected_a: int
+    ejected_b: int
+    stats: dict[str, EngineStats] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class GameSpec:
+    index: int
+    a: str
+    b: str
+    layout: str
+    opening_moves: int
+    budget: float
+    movelimit: int
+    seed: int
+    depth_a: int | None
+    depth_b: int | None
+
+
+def play(spec: GameSpec) -> GameResult:
+    pair = spec.index // 2
+    a_seat = 1 if spec.index % 2 == 0 else 2
+    rules = Rules(players=2, movelimit=spec.movelimit)
+    board = Board.from_layout(spec.layout, rules)
+    opening = random.Random(spec.seed * 1_000_003 + pair)
+    for _ in range(spec.opening_moves):
+        moves = list(board.generate_legal_moves())
+        if not moves:
+            break
+        board.push(opening.choice(moves))
+    engines = {a_seat: make_engine(spec.a), 3 - a_seat: make_engine(spec.b)}
+    depths = {a_seat: spec.depth_a, 3 - a_seat: spec.depth_b}
+    label = {a_seat: "a", 3 - a_seat: "b"}
+    stats = {"a": EngineStats(), "b": EngineStats()}
+    move_rng = random.Random(spec.seed * 7919 + spec.index)
+    while board.outcome() is None:
+        seat = board.turn
+        engine = engines[seat]
+        started = time.perf_counter()
+        move = engine.choose_move(
+            board, spec.budget, rng_seed=move_rng.getrandbits(32), max_depth=depths[seat]
+        )
+        took = time.perf_counter() - started
+        st = stats[label[seat]]
+        st.moves += 1
+        st.longest = max(st.longest, took)
+        info = engine.last_info
+        if info is not None and info.depths:
+            st.searched += 1
+            st.depth_total += info.depth
+            st.nodes += info.nodes
+            st.seconds += info.elapsed
+            if 10 <= board.ply <= 60:
+                st.mid_moves += 1
+                st.mid_depth_total += info.depth
+        board.push(move)
+    outcome = board.outcome()
+    assert outcome is not None
+    if outcome.draw:
+        winner = "draw"
+    else:
+        winner = label[outcome.winners[0]]
+    return GameResult(
+        spec.index,
+        spec.layout,
+        a_seat,
+        winner,
+        outcome.reason,
+        board.ply,
+        board.ejected(a_seat),
+        board.ejected(3 - a_seat),
+        stats,
+    )
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--a", default="boulder", choices=sorted(ENGINES))
+    parser.add_argument("--b", default="random", choices=sorted(ENGINES))
+    parser.add_argument("--games", type=int, default=20)
+    parser.add_argument("--budget", type=float, default=5.0, help="seconds per move")
+    parser.add_argument("--movelimit", type=int, default=200)
+    parser.add_argument("--layouts", default=",".join(DEFAULT_LAYOUTS))
+    parser.add_argument("--opening-moves", type=int, default=2,
+                        help="random moves played after the layout, before the engines")
+    parser.add_argument("--depth-a", type=int, default=None,
+                        help="fixed search depth for A (ignores the clock)")
+    parser.add_argument("--depth-b", type=int, default=None)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--jobs", type=int, default=1)
+    parser.add_argument("--quiet", action="store_true", help="no line per game")
+    args = parser.parse_args(argv)
+
+    layouts = [name.strip() for name in args.layouts.split(",") if name.strip()]
+    specs = [
+        GameSpec(i, args.a, args.b, layouts[(i // 2) % len(layouts)], args.opening_moves,
+                 args.budget, args.movelimit, args.seed, args.depth_a, args.depth_b)
+        for i in range(args.games)
+    ]
+    started = time.perf_counter()
+    results: list[GameResult] = []
+    if args.jobs > 1:
+        with ProcessPoolExecutor(max_workers=args.jobs) as pool:
+            for result in pool.map(play, specs):
+                results.append(result)
+                if not args.quiet:
+                    report_game(result)
+    else:
+        for spec in specs:
+            result = play(spec)
+            results.append(result)
+            if not args.quiet:
+                report_game(result)
+    elapsed = time.perf_counter() - started
+
+    wins = sum(r.winner == "a" for r in results)
+    draws = sum(r.winner == "draw" for r in results)
+    losses = sum(r.winner == "b" for r in results)
+    n = len(results) or 1
+    print()
+    print(f"{args.a} vs {args.b}: {len(results)} games, budget {args.budget} s/move, "
+          f"move limit {args.movelimit}, layouts {','.join(layouts)}, "
+          f"{args.opening_moves} random opening moves, seed {args.seed}")
+    print(f"  {args.a}: {wins} wins, {draws} draws, {losses} losses  "
+          f"(score {(wins + draws / 2) / n:.1%}, wins {wins / n:.1%})")
+    print(f"  mean ejections: {args.a} {sum(r.ejected_a for r in results) / n:.2f}, "
+          f"{args.b} {sum(r.ejected_b for r in results) / n:.2f}; "
+          f"mean length {sum(r.plies for r in results) / n:.0f} plies")
+    for key, name in (("a", args.a), ("b", args.b)):
+        total = EngineStats()
+        for r in results:
+            total.add(r.stats[key])
+        line = f"  {key}={name}: {total.moves} moves, longest {total.longest:.2f} s"
+        if total.searched:
+            line += (f", mean depth {total.depth_total / total.searched:.2f}")
+            if total.mid_moves:
+                line += f" (middlegame plies 10-60: {total.mid_depth_total / total.mid_moves:.2f})"
+            if total.seconds > 0:
+                line += f", {total.nodes / total.seconds:,.0f} nodes/s"
+        print(line)
+    print(f"  wall time {elapsed:.0f} s")
+    return 0
+
+
+def report_game(r: GameResult) -> None:
+    print(f"game {r.index + 1:3d} {r.layout:14s} A as {'o' if r.a_seat == 1 else 'x'}: "
+          f"{r.winner:4s} {r.ejected_a}-{r.ejected_b} in {r.plies} plies ({r.reason})",
+          flush=True)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
