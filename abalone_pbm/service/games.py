@@ -7,6 +7,9 @@ import secrets
 from dataclasses import asdict, dataclass, field
 from datetime import datetime
 
+from sqlalchemy import select
+from sqlalchemy.orm import object_session
+
 from ..db.models import Game, MoveRecord, Seat, User
 from ..rules import Board, Outcome, Rules, get_layout, starting_position
 
@@ -136,6 +139,7 @@ def record_move(
 ) -> MoveRecord:
     """Write a move that has just been pushed on ``board`` into the game."""
     record = MoveRecord(
+        game_id=game.id,
         ply=game.ply + 1,
         seat=seat,
         text=move_text,
@@ -144,7 +148,11 @@ def record_move(
         automatic=automatic,
         comment=comment,
     )
-    game.moves.append(record)
+    # Added through the session, not game.moves: appending to the relationship would
+    # load every earlier move, and a move must cost the same at ply 3 and at ply 300.
+    session = object_session(game)
+    assert session is not None, "record_move needs a game loaded in a session"
+    session.add(record)
     game.ply += 1
     game.position = board.position()
     game.updated_at = now
@@ -163,6 +171,18 @@ def finish(game: Game, outcome: Outcome, now: datetime) -> None:
     game.result_reason = outcome.reason
     game.finished_at = now
     game.updated_at = now
+
+
+def recent_moves(game: Game, count: int | None) -> list[MoveRecord]:
+    """The last ``count`` moves of a game in order (all of them when None), read with a
+    query of their own so that a long game costs no more than a short one."""
+    session = object_session(game)
+    assert session is not None
+    query = select(MoveRecord).where(MoveRecord.game_id == game.id)
+    if count is None:
+        return list(session.scalars(query.order_by(MoveRecord.ply)))
+    latest = list(session.scalars(query.order_by(MoveRecord.ply.desc()).limit(count)))
+    return latest[::-1]
 
 
 def winners_of(game: Game) -> tuple[int, ...]:

@@ -11,7 +11,7 @@ from ..db import repository
 from ..db.models import Game, Observer, Seat, User
 from ..rules import Board
 from .context import MailContext, Outgoing
-from .games import GameOptions, board_at, load_board, winners_of
+from .games import GameOptions, board_at, load_board, recent_moves, winners_of
 
 
 def options_mapping(options: GameOptions) -> dict[str, str | bool]:
@@ -61,9 +61,12 @@ def game_view(
     ply: int | None = None,
 ) -> render.GameView:
     players = tuple(seat.user.userid for seat in game.seats)
-    moves = tuple((m.ply, m.seat, m.text + ("*" if m.automatic else "")) for m in game.moves)
-    if ply is not None:
-        moves = moves[:ply]
+    if game.status == "active" and ply is None:
+        # A running game's mails show only the last rounds.
+        records = recent_moves(game, game.players * (render.RECENT_ROUNDS + 1))
+    else:
+        records = recent_moves(game, None)[:ply]
+    moves = tuple((m.ply, m.seat, m.text + ("*" if m.automatic else "")) for m in records)
     vote = None
     if game.proposal and game.status == "active":
         voted = {int(s) for s in game.proposal_votes.split(",") if s}
@@ -275,8 +278,7 @@ def multiple_summary(ctx: MailContext, results: Sequence[str]) -> tuple[str, str
 
 
 def help_mail(ctx: MailContext, topics: list[str], *, game: bool) -> tuple[str, str]:
-    robots = [
-        (u.userid, u.robot or "")
-        for u in ctx.session.scalars(select(User).where(User.robot.is_not(None)))
-    ]
+    from .robots import robot_descriptions  # robots imports play, which imports this
+
+    robots = robot_descriptions()
     return render.help_mail(topics, game=game, robots=robots, server_address=ctx.settings.address)
