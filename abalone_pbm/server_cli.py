@@ -13,3 +13,4 @@ Registrar = Callable[["argparse._SubParsersAction[argparse.ArgumentParser]"], No
 REGISTRARS: list[Registrar] = []
 from .mail import cli as _mail_cli  # noqa: E402,F401  (serve, process, work, send)
 from .db import cli as _db_cli  # noqa: E402,F401  (db upgrade, downgrade, current)
+from . import admin_cli as _admin_cli  # noqa: E402,F401  (tick, users, games, mail)

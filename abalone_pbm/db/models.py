@@ -1,4 +1,4 @@
-"""SQLAlchemy models: users, games, seats, moves, and the mail inbox/outbox.
+"""SQLAlchemy models: users, games, seats, moves, seeks, and the mail inbox/outbox.
 
 The current position of each game is stored with it (``Game.position``), so a move
 costs the same at ply 3 and at ply 300; ``Game.version`` guards against two
@@ -152,6 +152,9 @@ class Game(Base):
     winners: Mapped[str | None] = mapped_column(String(32), default=None)
     result_reason: Mapped[str | None] = mapped_column(Text, default=None)
     finished_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), default=None)
+    #: Userids who withdrew in the first round (the game restarted without them),
+    #: comma-separated in the order they left; None when nobody did.
+    withdrawn: Mapped[str | None] = mapped_column(Text, default=None)
 
     seats: Mapped[list[Seat]] = relationship(
         back_populates="game", cascade="all, delete-orphan", order_by="Seat.seat"
@@ -221,6 +224,21 @@ class Observer(Base):
     results_only: Mapped[bool] = mapped_column(Boolean, default=False)
 
     __table_args__ = (UniqueConstraint("game_id", "user_id"),)
+
+
+class Seek(Base):
+    """A user looking for opponents (`seek`): wants a game of ``players`` players."""
+
+    __tablename__ = "seeks"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"))
+    players: Mapped[int] = mapped_column(Integer, index=True)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime())
+
+    user: Mapped[User] = relationship()
+
+    __table_args__ = (UniqueConstraint("user_id", "players"),)
 
 
 class InboxMail(Base):

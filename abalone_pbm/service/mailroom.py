@@ -301,3 +301,10 @@ def _register_extensions() -> None:
 
 
 _register_extensions()
+
+
+def tick(database: Any, now: datetime, settings: Settings) -> Any:
+    """The clock: reminders, forfeits and time limits (``serve`` calls it every minute)."""
+    from . import timeouts
+
+    return timeouts.tick(database, now, settings)

@@ -93,6 +93,7 @@ def game_view(
         comment=render.Comment(comment_by.userid, comment) if comment_by and comment else None,
         vote=vote,
         notices=tuple(notices),
+        withdrawn=_withdrawn(game),
         resigned=tuple(s.user.userid for s in game.seats if s.resigned),
         result=result,
         ratings=tuple(
@@ -102,6 +103,13 @@ def game_view(
         ply=ply,
         challenger=game.challenger,
     )
+
+
+def _withdrawn(game: Game) -> tuple[str, ...]:
+    """Who withdrew, told while the restarted game is in its first round."""
+    if not game.withdrawn or game.status != "active" or game.ply >= game.players:
+        return ()
+    return tuple(game.withdrawn.split(","))
 
 
 def _player_mails(

@@ -10,6 +10,10 @@ from pathlib import Path
 import pytest
 
 from abalone_pbm.cli import main
+from abalone_pbm.db.session import Database
+
+#: The newest migration, whatever it is called.
+HEAD = Database("sqlite://").head()
 
 
 def run(*args: str, cwd: Path, url: str | None = None) -> subprocess.CompletedProcess[str]:
@@ -27,14 +31,14 @@ def test_upgrade_and_current_in_a_subprocess(tmp_path: Path) -> None:
     first = run("upgrade", cwd=tmp_path, url=url)
     assert first.returncode == 0, first.stderr
     assert first.stdout.startswith(f"database {url} ")
-    assert "upgraded from empty to revision 0001 (head)" in first.stdout
+    assert f"upgraded from empty to revision {HEAD} (head)" in first.stdout
     assert (tmp_path / "state" / "abalone.sqlite3").is_file()
 
     current = run("current", cwd=tmp_path, url=url)
     assert current.returncode == 0, current.stderr
     assert current.stdout.strip() == (
         f"database {url} (file {tmp_path / 'state' / 'abalone.sqlite3'}) "
-        "is at revision 0001 (head)"
+        f"is at revision {HEAD} (head)"
     )
 
 
@@ -69,11 +73,11 @@ def test_config_file_before_or_after_the_action(
     database = clean_environment / "other.sqlite3"
     config.write_text(f'database_url = "sqlite:///{database}"\n')
     assert main(["db", "upgrade", "--config", str(config)]) == 0
-    assert "upgraded from empty to revision 0001 (head)" in capsys.readouterr().out
+    assert f"upgraded from empty to revision {HEAD} (head)" in capsys.readouterr().out
     assert main(["db", "--config", str(config), "upgrade"]) == 0
-    assert "is at revision 0001 (head); nothing to do" in capsys.readouterr().out
+    assert f"is at revision {HEAD} (head); nothing to do" in capsys.readouterr().out
     assert main(["db", "--config", str(config), "downgrade", "base"]) == 0
-    assert "downgraded from revision 0001 (head) to empty" in capsys.readouterr().out
+    assert f"downgraded from revision {HEAD} (head) to empty" in capsys.readouterr().out
     assert main(["db", "current", "--config", str(config)]) == 0
     out = capsys.readouterr().out
     assert str(database) in out and "is empty (no schema yet)" in out

@@ -55,6 +55,10 @@ def test_resign_ends_a_two_player_game(harness: Harness) -> None:
     harness.signup("fred", "pw1")
     harness.signup("wilma", "pw2")
     harness.challenge("fred", "wilma")
+    harness.mail("fred@example.org", "abalone move 101 fred pw1 c3-c5,d4")
+    harness.mail("wilma@example.org", "abalone move 101 wilma pw2 g7-g5,f6")
+    harness.mail("fred@example.org", "abalone move 101 fred pw1 b2-b4,c3")
+    # After the first round, on wilma's turn: the resignation ends the game at once.
     sent = harness.mail("wilma@example.org", "abalone resign 101 wilma pw2")
     subjects = {s.subject for s in sent}
     assert subjects == {"Abalone Board 101"}

@@ -1,0 +1,331 @@
+"""Timeouts: reminders, forfeits, unanswered draw offers and the total time of a game.
+
+``tick(database, now, settings)`` is called every minute by ``serve`` (through
+``mailroom.tick``) and once by ``abalone-pbm tick``.  For every active game, in this
+order, at most one of:
+
+1. ``--totaltime=D``: the game is older than D days: the side with more marbles pushed
+   off wins, equal is a draw (sides whose players have all resigned cannot win).
+2. A pending draw proposal when the player to move has waited ``forfeittime`` days:
+   every player who has not voted counts as accepting (players on vacation excepted);
+   when that completes the votes, the game is drawn.
+3. ``forfeittime`` (default 21 days) since the turn began: the player to move forfeits.
+   With two players (or sides) left the other side wins ("wilma forfeited"); otherwise
+   the player resigns as with ``resign`` (their marbles stay) and everyone gets the board.
+4. ``nagtime`` (default 7 days) since the turn began, and no reminder in the last day:
+   a reminder ``Nag: Abalone Board <n> <userid>`` to the player to move.
+
+Players on vacation and computer players are neither reminded nor forfeited.  Each game
+is handled in a write transaction of its own, and decided again under its lock, so two
+server processes never remind or forfeit twice.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+
+from sqlalchemy import func, select
+
+from .. import render
+from ..config import Settings
+from ..db import repository
+from ..db.models import Game, Seat, User
+from ..db.session import Database
+from ..rules import Board, Outcome
+from . import mails, play
+from .accounts import user_addresses
+from .context import MailContext, Outgoing
+from .games import GameOptions, finish, load_board
+from .play import apply_ratings
+
+log = logging.getLogger(__name__)
+
+DAY = timedelta(days=1)
+#: Reminders are repeated after this long.
+NAG_INTERVAL = DAY
+
+
+@dataclass
+class TickSummary:
+    """What one tick did."""
+
+    checked: int = 0
+    nagged: int = 0
+    forfeited: int = 0
+    drawn: int = 0
+    timed_out: int = 0
+    failed: int = 0
+    boards: list[int] = field(default_factory=list)
+
+    def __str__(self) -> str:
+        def n(count: int, word: str, plural: str | None = None) -> str:
+            return f"{count} {word if count == 1 else plural or word + 's'}"
+
+        text = (
+            f"{n(self.nagged, 'reminder')}, {n(self.forfeited, 'forfeit')}, "
+            f"{n(self.drawn, 'draw')} by unanswered proposals, "
+            f"{n(self.timed_out, 'game')} ended by total time "
+            f"({n(self.checked, 'active game')} looked at)"
+        )
+        if self.failed:
+            text += f"; {n(self.failed, 'game')} failed, see the log"
+        return text
+
+
+@dataclass(frozen=True)
+class _Action:
+    kind: str  # "totaltime" | "draw" | "forfeit" | "nag"
+    seat: int | None = None
+
+
+# ---------------------------------------------------------------------------- decide
+def _waiting(game: Game, now: datetime) -> timedelta:
+    return now - game.turn_started_at
+
+
+def _nag_due(game: Game, now: datetime) -> bool:
+    last = game.last_nag_at
+    return last is None or last < game.turn_started_at or now - last >= NAG_INTERVAL
+
+
+def _time_could_matter(options_json: str, created: datetime, turn_started: datetime,
+                       last_nag: datetime | None, now: datetime) -> bool:
+    """A cheap first look from four columns, before the game is loaded."""
+    options = GameOptions.from_json(options_json)
+    if options.totaltime and now - created >= options.totaltime * DAY:
+        return True
+    waiting = now - turn_started
+    if waiting >= options.forfeittime * DAY:
+        return True
+    if waiting >= options.nagtime * DAY:
+        return last_nag is None or last_nag < turn_started or now - last_nag >= NAG_INTERVAL
+    return False
+
+
+def decide(game: Game, now: datetime) -> _Action | None:
+    """What the clock does to ``game`` at ``now`` (None: nothing)."""
+    if game.status != "active":
+        return None
+    options = GameOptions.from_json(game.options)
+    if options.totaltime and now - game.created_at >= options.totaltime * DAY:
+        return _Action("totaltime")
+    board = load_board(game)
+    seat = _seat(game, board.turn)
+    if seat is None or seat.resigned:
+        return None
+    waiting = _waiting(game, now)
+    if waiting >= options.forfeittime * DAY:
+        if game.proposal == "draw" and _draw_completes(game):
+            return _Action("draw")
+        if _exempt(seat.user):
+            return None
+        return _Action("forfeit", seat.seat)
+    if waiting >= options.nagtime * DAY and _nag_due(game, now) and not _exempt(seat.user):
+        return _Action("nag", seat.seat)
+    return None
+
+
+def _exempt(user: User) -> bool:
+    return bool(user.vacation) or user.robot is not None
+
+
+def _seat(game: Game, number: int) -> Seat | None:
+    return next((s for s in game.seats if s.seat == number), None)
+
+
+def _votes(game: Game) -> set[int]:
+    return {int(s) for s in (game.proposal_votes or "").split(",") if s.strip()}
+
+
+def _silent(game: Game) -> list[Seat]:
+    """Players still in the game who have not voted on the pending proposal."""
+    voted = _votes(game)
+    return [s for s in game.seats if not s.resigned and s.seat not in voted]
+
+
+def _draw_completes(game: Game) -> bool:
+    """Whether counting silence as acceptance completes the draw (vacation excepted)."""
+    return all(not s.user.vacation for s in _silent(game))
+
+
+# ----------------------------------------------------------------------------- apply
+def _context(session: object, settings: Settings, now: datetime) -> MailContext:
+    return MailContext(session=session, settings=settings, now=now,  # type: ignore[arg-type]
+                       sender=settings.address)
+
+
+def _nag(ctx: MailContext, game: Game, board: Board, seat: Seat) -> None:
+    options = GameOptions.from_json(game.options)
+    waiting = _waiting(game, ctx.now)
+    left = options.forfeittime * DAY - waiting
+    view = mails.game_view(ctx, game)
+    user = seat.user
+    subject, body = render.nag_mail(
+        view, board, days=waiting.days, forfeit_in=max(left.days, 0), recipient=user.userid
+    )
+    reply_to = ctx.reply_address(game.number, seat.reply_token)
+    for address in user_addresses(user):
+        ctx.send(Outgoing(address, subject, body, reply_to=reply_to,
+                          auto_submitted="auto-generated"))
+    game.last_nag_at = ctx.now
+
+
+def _end(ctx: MailContext, game: Game, board: Board, outcome: Outcome, *, mover: User,
+         notices: list[str]) -> None:
+    finish(game, outcome, ctx.now)
+    game.proposal, game.proposal_seat, game.proposal_votes = None, None, ""
+    changes = apply_ratings(game)
+    mails.game_over_mails(ctx, game, board, changes, mover=mover, comment="", notices=notices)
+
+
+def _forfeit(ctx: MailContext, game: Game, board: Board, seat: Seat, days: int) -> None:
+    """The player to move resigns for good (``resign`` on their turn: marbles stay, the
+    turn passes, what the next players left waiting is carried out); when that leaves
+    one side, it wins "because <userid> forfeited"."""
+    user = seat.user
+    notices = [f"{user.userid} did not move for {days} days and forfeited."]
+    if game.proposal:
+        notices.append(f"The pending {game.proposal} proposal is withdrawn.")
+    play.resign_seat(ctx, game, board, seat)  # also withdraws a pending proposal
+    resigned: list[str] = []
+    if board.outcome() is None:
+        play.turn_comes(ctx, game, board, notices, resigned)
+    outcome = board.outcome()
+    if outcome is None:
+        mails.board_mails(ctx, game, board, mover=user, comment="", notices=notices)
+        return
+    if outcome.winners and _short_of_players(board):
+        reason = f"{user.userid} forfeited"
+        if resigned:
+            reason += f", {render.and_list(resigned)} resigned"
+        outcome = Outcome(outcome.winners, reason)
+    _end(ctx, game, board, outcome, mover=user, notices=notices)
+
+
+def _short_of_players(board: Board) -> bool:
+    """Whether the game ended for want of players (not by the target or the move limit)."""
+    rules = board.rules
+    best = max(board.side_score(side) for side in range(rules.sides))
+    limit = rules.movelimit is not None and board.ply >= rules.movelimit
+    return best < rules.target and not limit
+
+
+def _accept_draw(ctx: MailContext, game: Game, board: Board, forfeittime: int) -> None:
+    silent = [s.user.userid for s in _silent(game)]
+    game.proposal_votes = ",".join(
+        str(s) for s in sorted(_votes(game) | {s.seat for s in game.seats if not s.resigned})
+    )
+    notice = (
+        f"{render.and_list(silent)} did not answer the draw proposal within "
+        f"{forfeittime} days, which counts as accepting it."
+    )
+    mover = _seat(game, board.turn) or game.seats[0]
+    _end(ctx, game, board, Outcome((), "draw agreed"), mover=mover.user, notices=[notice])
+
+
+def _total_time_outcome(game: Game, board: Board, totaltime: int) -> Outcome:
+    rules = board.rules
+    reason = f"the total time of {totaltime} days is up"
+    scores: dict[int, int] = {}
+    for side in range(rules.sides):
+        if all(s.resigned for s in game.seats if rules.side_of(s.seat) == side):
+            continue
+        scores[side] = board.side_score(side)
+    if not scores:
+        return Outcome((), reason)
+    best = max(scores.values())
+    leaders = [side for side, score in scores.items() if score == best]
+    if len(leaders) > 1:
+        return Outcome((), f"{reason} with equal scores")
+    return Outcome(rules.seats_of_side(leaders[0]), f"{reason}; most marbles pushed off")
+
+
+def _timed_out(ctx: MailContext, game: Game, board: Board, totaltime: int) -> None:
+    outcome = _total_time_outcome(game, board, totaltime)
+    mover = _seat(game, board.turn) or game.seats[0]
+    notice = (f"This game was started {totaltime} days ago, its total time: the side that "
+              "pushed off more marbles wins, equal is a draw.")
+    _end(ctx, game, board, outcome, mover=mover.user, notices=[notice])
+
+
+def handle_game(session: object, settings: Settings, now: datetime, number: int) -> str | None:
+    """Apply the clock to one board, in the caller's write transaction; returns what
+    was done (``nag``, ``forfeit``, ``draw``, ``totaltime``) or None."""
+    game = repository.get_game(session, number, for_update=True)  # type: ignore[arg-type]
+    if game is None:
+        return None
+    action = decide(game, now)
+    if action is None:
+        return None
+    ctx = _context(session, settings, now)
+    board = load_board(game)
+    options = GameOptions.from_json(game.options)
+    if action.kind == "nag":
+        seat = _seat(game, action.seat or 0)
+        assert seat is not None
+        _nag(ctx, game, board, seat)
+    elif action.kind == "forfeit":
+        seat = _seat(game, action.seat or 0)
+        assert seat is not None
+        _forfeit(ctx, game, board, seat, _waiting(game, now).days)
+    elif action.kind == "draw":
+        _accept_draw(ctx, game, board, options.forfeittime)
+    else:
+        _timed_out(ctx, game, board, options.totaltime or 0)
+    for mail in ctx.outgoing:
+        mail.auto_submitted = "auto-generated"
+    ctx.flush()
+    return action.kind
+
+
+def due_games(database: Database, now: datetime) -> list[int]:
+    """Board numbers the clock may have to act on (decided again under the lock)."""
+    with database.read() as session:
+        rows = session.execute(
+            select(Game.number, Game.options, Game.created_at, Game.turn_started_at,
+                   Game.last_nag_at)
+            .where(Game.status == "active", Game.created_at <= now - DAY)
+            .order_by(Game.number)
+        )
+        candidates = [
+            number for number, options, created, turn_started, last_nag in rows
+            if _time_could_matter(options, created, turn_started, last_nag, now)
+        ]
+        due = []
+        for number in candidates:
+            game = repository.get_game(session, number)
+            if game is not None and decide(game, now) is not None:
+                due.append(number)
+        return due
+
+
+def tick(database: Database, now: datetime, settings: Settings) -> TickSummary:
+    """Reminders, forfeits, unanswered draws and total times, once; one transaction per game."""
+    summary = TickSummary()
+    with database.read() as session:
+        summary.checked = int(
+            session.scalar(select(func.count(Game.id)).where(Game.status == "active")) or 0
+        )
+    for number in due_games(database, now):
+        try:
+            with database.write() as session:
+                done = handle_game(session, settings, now, number)
+        except Exception:
+            log.exception("tick: board %d failed", number)
+            summary.failed += 1
+            continue
+        if done is None:
+            continue
+        summary.boards.append(number)
+        if done == "nag":
+            summary.nagged += 1
+        elif done == "forfeit":
+            summary.forfeited += 1
+        elif done == "draw":
+            summary.drawn += 1
+        else:
+            summary.timed_out += 1
+        log.info("tick: board %d: %s", number, done)
+    return summary

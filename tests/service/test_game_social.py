@@ -1,0 +1,257 @@
+"""chat, subscribe/unsubscribe, notify, limit, accept/reject, seek."""
+
+from __future__ import annotations
+
+import pytest
+
+from .game_helpers import (  # noqa: F401  (harness is a fixture)
+    FRED,
+    WILMA,
+    first_round,
+    game,
+    games,
+    harness,
+    move,
+    only,
+    subjects,
+    text,
+    two_players,
+)
+from .harness import Harness
+
+FRED_AT = "fred@example.org"
+WILMA_AT = "wilma@example.org"
+BETTY_AT = "betty@example.org"
+
+
+def with_betty(h: Harness) -> None:
+    two_players(h)
+    h.signup("betty", "pw4")
+
+
+# ---------------------------------------------------------------------------- chat
+def test_chat_reaches_players_and_observers(harness: Harness) -> None:
+    with_betty(harness)
+    harness.signup("barney", "pw3")
+    harness.mail("barney@example.org", "abalone subscribe 101 barney pw3")
+    body = "Nice opening!\n\n> quoted old text\n-- \nbetty's signature"
+    sent = harness.mail(BETTY_AT, "abalone chat 101 betty pw4", body)
+    assert sorted(s.to for s in sent) == ["barney@example.org", BETTY_AT, FRED_AT, WILMA_AT]
+    assert subjects(sent) == {"Abalone Board 101 chat betty"}
+    mail = text(only(sent, FRED_AT))
+    assert "betty writes about Abalone board 101:" in mail and "Nice opening!" in mail
+    assert "quoted old text" not in mail and "signature" not in mail
+    assert only(sent, FRED_AT).reply_to is None
+    assert game(harness).ply == 0
+
+
+@pytest.mark.parametrize(
+    ("subject", "body", "error"),
+    [
+        ("abalone chat 101 betty pw4", "", "Your chat has no text"),
+        ("abalone chat 101 betty wrong", "hi", "Invalid password entered"),
+        ("abalone chat 999 betty pw4", "hi", "Abalone board 999 not found"),
+        ("abalone chat 101 nobody pw4", "hi", "Invalid userid entered"),
+    ],
+)
+def test_chat_errors(harness: Harness, subject: str, body: str, error: str) -> None:
+    with_betty(harness)
+    sent = harness.mail(BETTY_AT, subject, body)
+    assert len(sent) == 1 and error in text(sent[0])
+
+
+# ------------------------------------------------------------------ subscribe
+def test_subscribe_and_unsubscribe(harness: Harness) -> None:
+    with_betty(harness)
+    sent = harness.mail(BETTY_AT, "abalone subscribe 101 betty pw4")
+    assert [(s.to, s.subject) for s in sent] == [(BETTY_AT, "Abalone Board 101 fred")]
+    assert "betty now watches board 101" in text(sent[0])
+    assert "abalone unsubscribe 101 betty <password>" in text(sent[0])
+    sent = move(harness, "fred", "pw1", FRED[0])
+    assert "Observers: betty" in text(only(sent, BETTY_AT))
+    assert only(sent, BETTY_AT).reply_to is None
+    sent = harness.mail(BETTY_AT, "abalone subscribe 101 betty pw4")
+    assert "You watch board 101 already" in text(sent[0])
+    sent = harness.mail(BETTY_AT, "abalone unsubscribe 101 betty pw4")
+    assert [s.subject for s in sent] == ["Abalone Board 101 unsubscribe"]
+    sent = move(harness, "wilma", "pw2", WILMA[0])
+    assert BETTY_AT not in {s.to for s in sent}
+    sent = harness.mail(BETTY_AT, "abalone unsubscribe 101 betty pw4")
+    assert "You do not watch board 101" in text(sent[0])
+
+
+@pytest.mark.parametrize(
+    ("sender", "subject", "error"),
+    [
+        (FRED_AT, "abalone subscribe 101 fred pw1", "You play in this game"),
+        (BETTY_AT, "abalone subscribe 101 betty pw1", "Invalid password entered"),
+        (BETTY_AT, "abalone subscribe 707 betty pw4", "Abalone board 707 not found"),
+        (BETTY_AT, "abalone subscribe betty pw4 everything", 'is not "all"'),
+    ],
+)
+def test_subscribe_errors(harness: Harness, sender: str, subject: str, error: str) -> None:
+    with_betty(harness)
+    sent = harness.mail(sender, subject)
+    assert len(sent) == 1 and error in text(sent[0])
+
+
+def test_subscribe_to_a_finished_game_is_refused(harness: Harness) -> None:
+    with_betty(harness)
+    harness.mail(WILMA_AT, "abalone resign 101 wilma pw2")
+    sent = harness.mail(BETTY_AT, "abalone subscribe 101 betty pw4")
+    assert "The game has ended" in text(sent[0])
+
+
+def test_subscribe_all_watches_new_boards(harness: Harness) -> None:
+    with_betty(harness)  # board 101 exists already and is not watched
+    sent = harness.mail(BETTY_AT, "abalone subscribe betty pw4 all")
+    assert [s.subject for s in sent] == ["Abalone subscribe all"]
+    sent = harness.mail(FRED_AT, "abalone challenge wilma fred")
+    assert sorted(s.to for s in sent) == [BETTY_AT, FRED_AT, WILMA_AT]
+    assert only(sent, BETTY_AT).subject == "New Abalone Board 102 wilma"
+    assert "Observers: betty" in text(only(sent, FRED_AT))
+    sent = move(harness, "wilma", "pw2", FRED[0], board=102)
+    assert BETTY_AT in {s.to for s in sent}
+    sent = move(harness, "fred", "pw1", FRED[0], board=101)
+    assert BETTY_AT not in {s.to for s in sent}
+    sent = harness.mail(BETTY_AT, "abalone unsubscribe betty pw4 all")
+    assert "(you watched 1 board)" in text(sent[0])
+    sent = harness.mail(FRED_AT, "abalone challenge wilma fred")
+    assert BETTY_AT not in {s.to for s in sent}
+
+
+# ------------------------------------------------------------------------ notify
+def test_notify_sends_only_the_result(harness: Harness) -> None:
+    with_betty(harness)
+    sent = harness.mail(BETTY_AT, "abalone notify betty pw4")
+    assert "the results of these boards: none" in text(sent[0])
+    sent = harness.mail(BETTY_AT, "abalone notify betty pw4 101")
+    assert "betty will be told the result of board 101" in text(sent[0])
+    first_round(harness)
+    sent = move(harness, "fred", "pw1", FRED[1])
+    assert BETTY_AT not in {s.to for s in sent}
+    sent = harness.mail(BETTY_AT, "abalone notify betty pw4")
+    assert "the results of these boards: 101." in text(sent[0])
+    sent = harness.mail(WILMA_AT, "abalone resign 101 wilma pw2")
+    assert only(sent, BETTY_AT).subject == "Abalone Board 101"
+    assert "fred wins" in text(only(sent, BETTY_AT))
+
+
+@pytest.mark.parametrize(
+    ("sender", "subject", "error"),
+    [
+        (FRED_AT, "abalone notify fred pw1 101", "You play in board 101"),
+        (BETTY_AT, "abalone notify betty pw4 101 808", "Abalone board 808 not found"),
+        (BETTY_AT, "abalone notify betty xx 101", "Invalid password entered"),
+        (BETTY_AT, "abalone notify betty pw4 soon", "is not a board number"),
+    ],
+)
+def test_notify_errors(harness: Harness, sender: str, subject: str, error: str) -> None:
+    with_betty(harness)
+    sent = harness.mail(sender, subject)
+    assert len(sent) == 1 and error in text(sent[0])
+    with harness.database.read() as session:
+        from abalone_pbm.db.models import Observer
+
+        assert session.query(Observer).count() == 0
+
+
+# ----------------------------------------------------------------- challenges
+def test_limit_accept_and_reject(harness: Harness) -> None:
+    with_betty(harness)
+    sent = harness.mail(FRED_AT, "abalone limit fred pw1")
+    assert "fred accepts challenges, with no limit on the number of games" in text(sent[0])
+    assert "fred plays 1 active games now" in text(sent[0])
+    sent = harness.mail(FRED_AT, "abalone limit fred pw1 1")
+    assert "at most 1 active games" in text(sent[0])
+    sent = harness.mail(BETTY_AT, "abalone challenge betty fred")
+    assert "fred already plays 1 games, the most they accept" in text(sent[0])
+    harness.mail(FRED_AT, "abalone limit fred pw1 0")
+    sent = harness.mail(BETTY_AT, "abalone challenge betty fred")
+    assert only(sent, FRED_AT).subject == "New Abalone Board 102 betty"
+    sent = harness.mail(FRED_AT, "abalone limit fred pw1 reject")
+    assert "fred refuses all challenges" in text(sent[0])
+    sent = harness.mail(BETTY_AT, "abalone challenge betty fred")
+    assert "fred does not accept challenges" in text(sent[0])
+    sent = harness.mail(FRED_AT, "abalone accept fred pw1")
+    assert [s.subject for s in sent] == ["Abalone accept"]
+    sent = harness.mail(BETTY_AT, "abalone challenge betty fred")
+    assert only(sent, FRED_AT).subject == "New Abalone Board 103 betty"
+    sent = harness.mail(FRED_AT, "abalone reject fred pw1")
+    assert "fred refuses all challenges" in text(sent[0])
+    assert "abalone accept fred <password>" in text(sent[0])
+    sent = harness.mail(BETTY_AT, "abalone challenge betty fred")
+    assert "does not accept challenges" in text(sent[0])
+    harness.mail(FRED_AT, "abalone limit fred pw1 accept")
+    assert len(games(harness)) == 3
+
+
+@pytest.mark.parametrize(
+    ("subject", "error"),
+    [
+        ("abalone limit fred wrong", "Invalid password entered"),
+        ("abalone limit fred pw1 lots", "is not a number of games"),
+        ("abalone accept fred wrong", "Invalid password entered"),
+        ("abalone reject ghost pw1", "Invalid userid entered"),
+    ],
+)
+def test_limit_errors(harness: Harness, subject: str, error: str) -> None:
+    harness.signup("fred", "pw1")
+    sent = harness.mail(FRED_AT, subject)
+    assert len(sent) == 1 and error in text(sent[0])
+
+
+def test_seek_starts_a_game_when_enough_players_seek(harness: Harness) -> None:
+    for name in ("fred", "wilma", "barney"):
+        harness.signup(name, "pw")
+    sent = harness.mail(FRED_AT, "abalone seek fred pw 3")
+    assert [s.subject for s in sent] == ["Abalone seek"]
+    assert "Your seek for a 3-player game is registered" in text(sent[0])
+    assert "Nobody else is waiting yet" in text(sent[0])
+    sent = harness.mail(FRED_AT, "abalone seek fred pw 3")
+    assert "is still waiting" in text(sent[0])
+    harness.clock.advance(seconds=60)
+    sent = harness.mail(WILMA_AT, "abalone seek wilma pw 3")
+    assert "Also waiting: fred" in text(sent[0])
+    assert games(harness) == []
+    sent = harness.mail("barney@example.org", "abalone seek barney pw 3")
+    assert subjects(sent) == {"New Abalone Board 101 fred"}
+    assert sorted(s.to for s in sent) == ["barney@example.org", FRED_AT, WILMA_AT]
+    stored = game(harness)
+    assert [s.user.userid for s in stored.seats] == ["fred", "wilma", "barney"]
+    # The seeks are used up.
+    sent = harness.mail(WILMA_AT, "abalone seek wilma pw 3")
+    assert "Nobody else is waiting yet" in text(sent[0])
+
+
+def test_seek_skips_players_who_cannot_play(harness: Harness) -> None:
+    for name in ("fred", "wilma", "barney"):
+        harness.signup(name, "pw")
+    harness.mail(FRED_AT, "abalone seek fred pw 2")
+    harness.mail(FRED_AT, "abalone reject fred pw")
+    sent = harness.mail(WILMA_AT, "abalone seek wilma pw 2")
+    assert "Nobody else is waiting yet" in text(sent[0])
+    sent = harness.mail(WILMA_AT, "abalone seek wilma pw 2")
+    sent = harness.mail("barney@example.org", "abalone seek barney pw 2")
+    assert subjects(sent) == {"New Abalone Board 101 wilma"}
+
+
+@pytest.mark.parametrize(
+    ("subject", "error"),
+    [
+        ("abalone seek fred wrong 2", "Invalid password entered"),
+        ("abalone seek fred pw 7", "is not a number of players from 2 to 6"),
+        ("abalone seek fred pw", "needs the number of players"),
+    ],
+)
+def test_seek_errors(harness: Harness, subject: str, error: str) -> None:
+    harness.signup("fred", "pw")
+    sent = harness.mail(FRED_AT, subject)
+    assert len(sent) == 1 and error in text(sent[0])
+
+
+def test_seek_while_refusing_challenges(harness: Harness) -> None:
+    harness.signup("fred", "pw")
+    harness.mail(FRED_AT, "abalone reject fred pw")
+    sent = harness.mail(FRED_AT, "abalone seek fred pw 2")
+    assert "You cannot seek a game: fred does not accept challenges" in text(sent[0])
