@@ -9,16 +9,18 @@ from typing import Callable, Sequence
 
 from .rules import Board, PositionError, Rules, get_layout, perft, starting_position
 from .rules.perft import divide
+from .rules.variants import variant_names
 
 Handler = Callable[[argparse.Namespace], int]
 
 
 def _rules_from_args(args: argparse.Namespace, players: int) -> Rules:
-    return Rules(players=players, teams=args.teams, target=args.target)
+    return Rules(players=players, teams=args.teams, target=args.target, variant=args.variant)
 
 
 def _board_from_text(text: str, args: argparse.Namespace) -> Board:
-    players = len(text.split()[-1].split(",")) if len(text.split()) == 3 else 2
+    parts = text.split()
+    players = len(parts[2].split(",")) if len(parts) in (3, 4) else 2
     return Board(text, _rules_from_args(args, players))
 
 
@@ -59,7 +61,9 @@ def cmd_perft(args: argparse.Namespace) -> int:
             board = _board_from_text(args.start, args)
         else:
             layout = get_layout(args.start, args.players)
-            board = Board(starting_position(layout), _rules_from_args(args, args.players))
+            board = Board(
+                starting_position(layout, args.variant), _rules_from_args(args, args.players)
+            )
     except (PositionError, ValueError) as error:
         print(f"abalone-pbm perft: {error}", file=sys.stderr)
         return 2
@@ -80,6 +84,8 @@ def cmd_perft(args: argparse.Namespace) -> int:
 def _add_rule_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--teams", action="store_true", help="partners play as teams (4 or 6)")
     parser.add_argument("--target", type=int, default=6, help="marbles to push off to win")
+    parser.add_argument("--variant", choices=variant_names(), default=None,
+                        help="a neutral-marble variant (positions may then hold * or a-f)")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -38,6 +38,7 @@ import abalone_pbm
 from . import parsing
 from .rules import Board, Rules, get_layout, layout_names
 from .rules.geometry import CELLS, ROW_OF
+from .rules.variants import HALVES, pick_variant
 
 WIDTH = 76
 RULE = "*" * 72
@@ -139,12 +140,19 @@ def marble_marks(players: int) -> str:
     return "ox" if players == 2 else "123456"[:players]
 
 
+def treasure_marks(marks: str) -> str:
+    """The symbols of the treasures (``-thief``) for the marble ``marks``: a letter mark
+    in upper case (``o``/``x`` -> ``O``/``X``), else ``A``-``F`` by seat (digits)."""
+    return "".join(m.upper() if m.upper() != m else "ABCDEF"[i] for i, m in enumerate(marks))
+
+
 def render_board(board: Board, *, marks: str | None = None) -> str:
     """The board as the pbmserv help draws it, with its coordinates (no final newline).
 
     ``marks`` are the symbols of seats 1..n in order (default :func:`marble_marks`:
     ``o`` for player 1 and ``x`` for player 2, digits ``1``-``6`` with more players);
-    neutral marbles of the variants are ``*``, empty cells ``.``::
+    neutral marbles of the variants (pillar, princess, ball) are ``*``, treasures
+    (thief) :func:`treasure_marks`, empty cells ``.``::
 
                 1 2 3 4 5
                 / / / / / 6
@@ -161,6 +169,7 @@ def render_board(board: Board, *, marks: str | None = None) -> str:
     symbols = marks or marble_marks(board.players)
     if len(symbols) < board.players:
         raise ValueError(f"{board.players} players need {board.players} marks, not {symbols!r}")
+    treasures = treasure_marks(symbols)
     rows: list[list[str]] = [[] for _ in range(9)]
     for cell in CELLS:
         owner = board.owner(cell)
@@ -168,10 +177,74 @@ def render_board(board: Board, *, marks: str | None = None) -> str:
             mark = EMPTY_MARK
         elif owner == 0:
             mark = NEUTRAL_MARK
+        elif board.is_treasure(cell):
+            mark = treasures[owner - 1]
         else:
             mark = symbols[owner - 1]
         rows[ROW_OF[cell]].append(mark)
     return render_template("board.txt", rows=[" ".join(r) for r in rows]).rstrip("\n")
+
+
+def game_variant(board: Board, options: Mapping[str, object] | None = None) -> str | None:
+    """The variant of a game: the board's rules, else the challenge options (``{"princess":
+    True}``); None for none (or an unclear mix of options)."""
+    if board.rules.variant is not None:
+        return board.rules.variant
+    try:
+        return pick_variant(key for key, value in (options or {}).items() if value)
+    except ValueError:
+        return None
+
+
+def board_legend(
+    board: Board, *, marks: str | None = None, options: Mapping[str, object] | None = None
+) -> list[str]:
+    """What the special marbles of a variant on the board mean, wrapped, for under the
+    board (empty without a variant)::
+
+        * = the princess (neutral): anyone may push it like an opponent marble;
+            whoever pushes it off the board wins.
+    """
+    variant = game_variant(board, options)
+    symbols = marks or marble_marks(board.players)
+    entries = []
+    if variant == "pillar":
+        entries.append(
+            f"{NEUTRAL_MARK} = the pillar: it never moves; nothing can move onto it, "
+            "push it or be pushed onto it."
+        )
+    elif variant == "princess":
+        entries.append(
+            f"{NEUTRAL_MARK} = the princess (neutral): anyone may push it like an opponent "
+            "marble; whoever pushes it off the board wins."
+        )
+    elif variant == "soccer":
+        own = ", ".join(HALVES[1][:-1]) + " and " + HALVES[1][-1]
+        other = ", ".join(HALVES[2][:-1]) + " and " + HALVES[2][-1]
+        entries.append(
+            f"{NEUTRAL_MARK} = the ball (neutral): anyone may push it like an opponent "
+            "marble.  Push it off an edge of your opponent's half to win; off an edge of "
+            "your own half and you lose."
+        )
+        entries.append(
+            f"{symbols[0]} defends the {own} edges, {symbols[1]} the {other} edges.  "
+            "Off e1 or e9 along row E is a goal for the pusher."
+        )
+    elif variant == "thief":
+        treasures = treasure_marks(symbols)[: board.players]
+        names = and_list(list(treasures))
+        owners = and_list(list(symbols[: board.players]))
+        entries.append(
+            f"{names} = the treasures of {owners}: they move like the others, but "
+            "whoever pushes off an opponent's treasure wins."
+        )
+    return [
+        line
+        for entry in entries
+        for line in textwrap.wrap(
+            entry, 72, subsequent_indent="    ", break_long_words=False, break_on_hyphens=False
+        )
+    ]
 
 
 # ---------------------------------------------------------------- plain data
@@ -478,6 +551,11 @@ def _game_context(
     symbols = marks or marble_marks(board.players)
     over = is_over(game, board)
     show_all = over if all_moves is None else all_moves
+    # The variant's special marbles are explained right under the board.
+    legend = board_legend(board, marks=symbols, options=game.options)
+    diagram = render_board(board, marks=symbols)
+    if legend:
+        diagram += "\n\n" + "\n".join(legend)
     return {
         "game": game,
         "number": game.number,
@@ -492,7 +570,8 @@ def _game_context(
         "moves": move_table(
             game.players, game.moves, marks=symbols, rounds=None if show_all else rounds
         ),
-        "diagram": render_board(board, marks=symbols),
+        "diagram": diagram,
+        "legend": legend,
         "scores": score_table(game, board, marks=symbols),
         "observers": list(game.observers),
         "comment": game.comment if game.comment and game.comment.text.strip() else None,
@@ -769,6 +848,7 @@ __all__ = [
     "Result",
     "Vote",
     "and_list",
+    "board_legend",
     "board_mail",
     "board_subject",
     "describe_options",
@@ -788,4 +868,5 @@ __all__ = [
     "template_dirs",
     "text_mail",
     "to_move",
+    "treasure_marks",
 ]

@@ -12,11 +12,20 @@ enough to be searched) on its own::
     'c3-c5,d4'
 """
 
-from .board import Board, LegalMoves, Outcome, PositionError, Rules, starting_position
+from .board import (
+    Board,
+    LegalMoves,
+    Outcome,
+    PositionError,
+    Rules,
+    VariantBoard,
+    starting_position,
+)
 from .geometry import CELL_BY_NAME, CELL_NAMES, CELLS, cell_name
 from .layouts import Layout, get_layout, layout_names
 from .moves import GameOverError, IllegalMoveError, InvalidMoveError, Move, MoveError
 from .perft import divide, perft
+from .variants import VARIANTS, Variant, check_variant, get_variant, pick_variant, variant_names
 
 STANDARD_START = "11111/111111/..111../......../........./......../..222../222222/22222 1 0,0"
 
@@ -36,10 +45,17 @@ __all__ = [
     "PositionError",
     "Rules",
     "STANDARD_START",
+    "VARIANTS",
+    "Variant",
+    "VariantBoard",
     "cell_name",
+    "check_variant",
     "divide",
     "get_layout",
+    "get_variant",
     "layout_names",
     "perft",
+    "pick_variant",
     "starting_position",
+    "variant_names",
 ]

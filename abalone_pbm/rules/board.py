@@ -4,6 +4,11 @@ The position is kept as one integer bitboard per player (see ``geometry``), so
 generating moves is a handful of shifts and masks per direction rather than a
 walk over cells.  Index 0 of the marble list is reserved for neutral marbles of
 the variants; seats are numbered 1..players.
+
+The variants (``Rules(variant=...)``, see ``variants``) are played by
+:class:`VariantBoard`, a subclass that ``Board(...)`` picks by itself when the rules
+name a variant.  The plain ``Board`` never looks at special marbles, so the
+standard game pays nothing for them.
 """
 
 from __future__ import annotations
@@ -22,10 +27,12 @@ from .geometry import (
     GRID_MASK,
     OFFSETS,
     direction_between,
+    iter_bits,
     opposite,
 )
 from .layouts import ROW_LENGTHS, Layout, get_layout
 from .moves import GameOverError, IllegalMoveError, InvalidMoveError, Move
+from .variants import NEUTRAL_CHAR, TREASURE_CHARS, Variant, get_variant
 
 MAX_PLAYERS = 6
 NUMBER_WORDS = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine")
@@ -44,6 +51,8 @@ class Rules:
     target: int = 6
     movelimit: int | None = None
     ko: bool = False
+    #: A neutral-marble variant: ``pillar``, ``princess``, ``soccer``, ``thief`` or None.
+    variant: str | None = None
 
     def __post_init__(self) -> None:
         if not 2 <= self.players <= MAX_PLAYERS:
@@ -54,6 +63,8 @@ class Rules:
             raise ValueError("the target must be at least one marble")
         if self.movelimit is not None and self.movelimit < 1:
             raise ValueError("the move limit must be at least one move")
+        if self.variant is not None:
+            get_variant(self.variant).check_players(self.players, self.teams)
 
     def side_of(self, seat: int) -> int:
         """The side (team, or the player alone) a seat plays for, from 0."""
@@ -96,6 +107,9 @@ def _zobrist_table() -> tuple[list[list[int]], list[int]]:
 
 
 ZOBRIST_CELLS, ZOBRIST_TURN = _zobrist_table()
+#: XORed in (besides the owner's marble) for a treasure on a cell (thief).
+_TREASURE_RNG = random.Random(0x7EA5)
+ZOBRIST_TREASURE = [_TREASURE_RNG.getrandbits(64) for _ in range(GRID_MASK.bit_length())]
 _MOVE_RE = re.compile(r"([a-z])(\d+)(?:-([a-z])(\d+))?,([a-z])(\d+)")
 
 
@@ -107,7 +121,24 @@ def _cell_from(row: str, diagonal: str) -> int:
 
 
 class Board:
-    """An Abalone position with its move history; ``push`` plays, ``pop`` takes back."""
+    """An Abalone position with its move history; ``push`` plays, ``pop`` takes back.
+
+    With ``Rules(variant=...)`` the board is a :class:`VariantBoard`.
+    """
+
+    #: The variant's neutral marbles that nothing may move (the pillar); 0 without.
+    _fixed = 0
+    #: Treasure marbles (thief), a subset of the players' marbles; 0 without.
+    _treasure = 0
+    #: What decided the game in a variant ("*1": player 1 pushed off the princess).
+    _event: str | None = None
+
+    def __new__(
+        cls, position: str | None = None, rules: Rules | None = None, *, ply: int = 0
+    ) -> Board:
+        if cls is Board and rules is not None and rules.variant is not None:
+            return object.__new__(VariantBoard)
+        return object.__new__(cls)
 
     def __init__(
         self, position: str | None = None, rules: Rules | None = None, *, ply: int = 0
@@ -115,17 +146,26 @@ class Board:
         """Set up ``position``; ``ply`` is the number of moves already made before it."""
         if position is None:
             players = rules.players if rules else 2
-            position = starting_position(get_layout("standard", players))
-        marbles, turn, ejected = _parse_position(position)
+            variant_name = rules.variant if rules else None
+            position = starting_position(get_layout("standard", players), variant_name)
+        marbles, turn, ejected, treasure, event = _parse_position(position)
         players = len(ejected) - 1
         if rules is None:
             rules = Rules(players=players)
         elif rules.players != players:
             raise PositionError(f"the position has {players} players, the rules {rules.players}")
+        variant = get_variant(rules.variant) if rules.variant is not None else None
+        _check_specials(marbles[0], treasure, event, variant, players)
         self.rules = rules
+        #: The variant played (None for the standard game).
+        self.variant = variant
         self.players = players
         self._marbles = marbles
         self._ejected = ejected
+        if variant is not None:
+            self._treasure = treasure
+            self._event = event
+            self._fixed = 0 if variant.pushable else marbles[0]
         self.turn = turn
         self.move_stack: list[Move] = []
         self._stack: list[_Undo] = []
@@ -140,10 +180,10 @@ class Board:
     @classmethod
     def from_layout(cls, name: str = "standard", rules: Rules | None = None) -> Board:
         rules = rules or Rules()
-        return cls(starting_position(get_layout(name, rules.players)), rules)
+        return cls(starting_position(get_layout(name, rules.players), rules.variant), rules)
 
     def copy(self) -> Board:
-        clone = Board.__new__(Board)
+        clone = object.__new__(type(self))
         clone.__dict__.update(self.__dict__)
         clone._marbles = list(self._marbles)
         clone._ejected = list(self._ejected)
@@ -163,12 +203,17 @@ class Board:
             rows.append("".join(flat[start : start + length]))
             start += length
         counts = ",".join(str(n) for n in self._ejected[1:])
-        return f"{'/'.join(rows)} {self.turn} {counts}"
+        event = f" {self._event}" if self._event is not None else ""
+        return f"{'/'.join(rows)} {self.turn} {counts}{event}"
 
     def _char_at(self, cell: int) -> str:
         for seat in range(1, self.players + 1):
             if self._marbles[seat] >> cell & 1:
+                if self._treasure >> cell & 1:
+                    return TREASURE_CHARS[seat - 1]
                 return str(seat)
+        if self._marbles[0] >> cell & 1:
+            return NEUTRAL_CHAR
         return "."
 
     def owner(self, cell: int) -> int | None:
@@ -179,8 +224,21 @@ class Board:
         return None
 
     def marbles(self, seat: int) -> int:
-        """Bit mask of the seat's marbles."""
+        """Bit mask of the seat's marbles (seat 0: the neutral marbles of a variant)."""
         return self._marbles[seat]
+
+    @property
+    def treasures(self) -> int:
+        """Bit mask of the treasure marbles (thief); each is also a marble of its seat."""
+        return self._treasure
+
+    def is_treasure(self, cell: int) -> bool:
+        return bool(self._treasure >> cell & 1)
+
+    @property
+    def event(self) -> str | None:
+        """What ended a variant game (see ``variants``), or None."""
+        return self._event
 
     def marble_count(self, seat: int) -> int:
         return self._marbles[seat].bit_count()
@@ -216,6 +274,11 @@ class Board:
                 low = bits & -bits
                 key ^= table[low.bit_length() - 1]
                 bits ^= low
+        bits = self._treasure
+        while bits:
+            low = bits & -bits
+            key ^= ZOBRIST_TREASURE[low.bit_length() - 1]
+            bits ^= low
         return key
 
     # -------------------------------------------------------------- masks
@@ -259,7 +322,7 @@ class Board:
 
     def _generate_fast(self, seat: int) -> list[Move]:
         own, _, enemy = self._side_masks(seat)
-        occupied = own | enemy
+        occupied = own | enemy | self._fixed
         empty = BOARD_MASK & ~occupied
         free = GRID_MASK & ~occupied
         moves: list[Move] = []
@@ -348,7 +411,7 @@ class Board:
         Also serves as the reference the fast generator is tested against.
         """
         own, friends, enemy = self._side_masks(seat)
-        occupied = own | friends | enemy
+        occupied = own | friends | enemy | self._fixed
         empty = BOARD_MASK & ~occupied
         mine = own | friends
         moves: list[Move] = []
@@ -658,17 +721,65 @@ def _count_moves(own: int, enemy: int) -> int:
     return total
 
 
-def starting_position(layout: Layout) -> str:
-    return f"{layout.position_rows()} 1 {','.join('0' * layout.players)}"
+def starting_position(layout: Layout, variant: str | None = None) -> str:
+    """The position text of a layout before the first move, with the special marbles of
+    ``variant`` (ValueError, in a sentence for the players, where it makes no sense)."""
+    rows = layout.position_rows()
+    if variant is not None:
+        rules_of = get_variant(variant)
+        rules_of.check_players(layout.players, False)
+        special = rules_of.special_cells(layout)
+        flat = [special.get(cell, char) for cell, char in zip(CELLS, "".join(layout.rows))]
+        cut, start = [], 0
+        for length in ROW_LENGTHS:
+            cut.append("".join(flat[start : start + length]))
+            start += length
+        rows = "/".join(cut)
+    return f"{rows} 1 {','.join('0' * layout.players)}"
 
 
-def _parse_position(text: str) -> tuple[list[int], int, list[int]]:
+def _check_specials(
+    neutral: int, treasure: int, event: str | None, variant: Variant | None, players: int
+) -> None:
+    """A position's special marbles and event must be the variant's (PositionError)."""
+    if neutral:
+        where = " ".join(CELL_NAMES[c] for c in iter_bits(neutral))
+        if variant is None or not variant.neutral:
+            played = f"{variant.name} has" if variant else "the game has no variant with"
+            raise PositionError(
+                f"the position has a neutral marble ({NEUTRAL_CHAR}) on {where}, "
+                f"but {played} none (a pillar, princess or ball)"
+            )
+        if neutral.bit_count() > 1:
+            raise PositionError(f"the position has more than one {NEUTRAL_CHAR} ({where})")
+    if treasure and (variant is None or not variant.treasures):
+        where = " ".join(CELL_NAMES[c] for c in iter_bits(treasure))
+        played = f"{variant.name} has" if variant else "the game has no variant with"
+        raise PositionError(
+            f"the position has treasures (a-f) on {where}, but {played} none (thief)"
+        )
+    if event is not None:
+        if variant is None:
+            raise PositionError(
+                "a position is '<rows A-I separated by /> <player to move> <ejected counts>'; "
+                f"a fourth field ({event!r}) is only for the end of a variant game"
+            )
+        try:
+            variant.check_event(event, players)
+        except ValueError as error:
+            raise PositionError(str(error)) from None
+
+
+def _parse_position(text: str) -> tuple[list[int], int, list[int], int, str | None]:
+    """(marbles by seat, 0 = neutral; the player to move; ejected counts, from index 1;
+    the treasure mask; the variant's event or None)."""
     parts = text.split()
-    if len(parts) != 3:
+    if len(parts) not in (3, 4):
         raise PositionError(
             "a position is '<rows A-I separated by /> <player to move> <ejected counts>'"
         )
-    rows_text, turn_text, ejected_text = parts
+    rows_text, turn_text, ejected_text = parts[:3]
+    event = parts[3] if len(parts) == 4 else None
     rows = rows_text.split("/")
     if len(rows) != 9:
         raise PositionError(f"a position has 9 rows separated by '/', not {len(rows)}")
@@ -687,13 +798,129 @@ def _parse_position(text: str) -> tuple[list[int], int, list[int]]:
     if not turn_text.isdigit() or not 1 <= int(turn_text) <= players:
         raise PositionError(f"the player to move must be 1 to {players}, not {turn_text!r}")
     marbles = [0] * (players + 1)
+    treasure = 0
+    letters = TREASURE_CHARS[:players]
     for cell, char in zip(CELLS, "".join(rows)):
         if char == ".":
             continue
-        if not char.isdigit() or not 1 <= int(char) <= players:
-            raise PositionError(f"{CELL_NAMES[cell]} holds {char!r}; use '.' or 1 to {players}")
-        marbles[int(char)] |= 1 << cell
-    return marbles, int(turn_text), ejected
+        if char == NEUTRAL_CHAR:
+            marbles[0] |= 1 << cell
+        elif char in letters:
+            seat = letters.index(char) + 1
+            if marbles[seat] & treasure:
+                raise PositionError(f"player {seat} has more than one treasure ({char})")
+            marbles[seat] |= 1 << cell
+            treasure |= 1 << cell
+        elif char.isdigit() and 1 <= int(char) <= players:
+            marbles[int(char)] |= 1 << cell
+        else:
+            raise PositionError(
+                f"{CELL_NAMES[cell]} holds {char!r}; use '.' or 1 to {players} "
+                f"(variants: {NEUTRAL_CHAR} or a to {letters[-1]})"
+            )
+    return marbles, int(turn_text), ejected, treasure, event
+
+
+class VariantBoard(Board):
+    """The board of a variant game; ``Board(position, Rules(variant=...))`` makes one.
+
+    It adds to ``Board``: treasures that follow their marbles in ``push``/``pop`` (and
+    in the Zobrist key and the ko rule), fixed neutral marbles (the pillar) that are
+    neither pushed nor entered, neutral marbles that do not count as pushed off, and
+    the variant's event (who pushed off what) in the outcome and the position text.
+    """
+
+    variant: Variant
+
+    def __init__(
+        self, position: str | None = None, rules: Rules | None = None, *, ply: int = 0
+    ) -> None:
+        if rules is None or rules.variant is None:
+            raise ValueError("a VariantBoard needs Rules(variant=...)")
+        super().__init__(position, rules, ply=ply)
+        self._special_stack: list[tuple[int, str | None]] = []
+
+    def copy(self) -> Board:
+        clone = super().copy()
+        assert isinstance(clone, VariantBoard)
+        clone._special_stack = list(self._special_stack)
+        return clone
+
+    # ---------------------------------------------------------- generation
+    def _side_masks(self, seat: int) -> tuple[int, int, int]:
+        own, friends, enemy = super()._side_masks(seat)
+        return own, friends, enemy & ~self._fixed
+
+    def count_legal_moves(self) -> int:
+        if self._fixed and not (self.rules.teams or self.rules.ko):
+            # The bulk counter knows no fixed marbles: count generated moves.
+            return 0 if self.is_game_over() else len(self._generate(self.turn))
+        return super().count_legal_moves()
+
+    # ------------------------------------------------------------- playing
+    def push(self, move: Move) -> None:
+        seat = self.turn
+        marbles = self._marbles
+        undo = _Undo(list(marbles), list(self._ejected), seat, self._key)
+        self._stack.append(undo)
+        self._special_stack.append((self._treasure, self._event))
+        self.move_stack.append(move)
+        o = OFFSETS[move.direction]
+        line = iter_bits(move.cells)
+        if move.is_inline:
+            # The line and the marbles in front of it each move one step, front first.
+            rear, front = (line[0], line[-1]) if o > 0 else (line[-1], line[0])
+            occupied = self._occupied()
+            end = front + o
+            while occupied >> end & 1:
+                end += o
+            order = list(range(end - o, rear - o, -o))
+        else:
+            order = line  # a side-step: every target is empty
+        key, treasure = self._key, self._treasure
+        for cell in order:
+            for who in range(len(marbles)):
+                if marbles[who] >> cell & 1:
+                    break
+            marbles[who] ^= 1 << cell
+            key ^= ZOBRIST_CELLS[who][cell]
+            special = treasure >> cell & 1
+            if special:
+                treasure ^= 1 << cell
+                key ^= ZOBRIST_TREASURE[cell]
+            dest = cell + o
+            if BOARD_MASK >> dest & 1:
+                marbles[who] |= 1 << dest
+                key ^= ZOBRIST_CELLS[who][dest]
+                if special:
+                    treasure |= 1 << dest
+                    key ^= ZOBRIST_TREASURE[dest]
+            else:
+                undo.lost.append(who)
+                if who:
+                    self._ejected[seat] += 1
+                event = self.variant.on_eject(seat, who, cell, move.direction, bool(special))
+                if event is not None:
+                    self._event = event
+        self._treasure = treasure
+        self._key = key
+        nxt = self._next_seat(seat)
+        self.turn = nxt
+        self._key = key ^ ZOBRIST_TURN[seat] ^ ZOBRIST_TURN[nxt]
+        if self.rules.ko:
+            self._ko_keys.append((seat, (*self._marbles, self._treasure, nxt)))
+
+    def pop(self) -> Move:
+        self._treasure, self._event = self._special_stack.pop()
+        return super().pop()
+
+    # ---------------------------------------------------------- the outcome
+    def outcome(self) -> Outcome | None:
+        """The variant's result once its event happened, else the normal rules'."""
+        if self._event is not None:
+            winners, reason = self.variant.result(self._event, self.rules)
+            return Outcome(winners, reason)
+        return super().outcome()
 
 
 __all__ = [
@@ -705,6 +932,7 @@ __all__ = [
     "Outcome",
     "PositionError",
     "Rules",
+    "VariantBoard",
     "starting_position",
     "direction_between",
     "opposite",

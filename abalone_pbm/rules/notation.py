@@ -47,6 +47,12 @@ class _Reader:
 
     def describe(self, cell: int) -> str:
         """What stands on a cell, as a player would say it."""
+        text = self._describe(cell)
+        if self.board.is_treasure(cell):
+            text = text.replace("marble", "treasure")
+        return text
+
+    def _describe(self, cell: int) -> str:
         if self.own >> cell & 1:
             return "your own marble"
         if self.friends >> cell & 1:
@@ -55,7 +61,8 @@ class _Reader:
         if owner is None:
             return "nothing"
         if owner == 0:
-            return "a neutral marble"
+            variant = self.board.variant
+            return variant.neutral if variant is not None and variant.neutral else "a neutral marble"
         if self.board.players == 2:
             return "your opponent's marble"
         return f"player {owner}'s marble"
@@ -92,6 +99,10 @@ class _Reader:
         elif self.own >> target & 1 or self.friends >> target & 1:
             raise IllegalMoveError(f"{tname} is occupied by {self.describe(target)}")
         elif not self.enemy >> target & 1:
+            if self.board.owner(target) == 0:  # the pillar
+                raise IllegalMoveError(
+                    f"{tname} holds {self.describe(target)}: nothing can move onto it or push it"
+                )
             raise IllegalMoveError(f"{tname} holds {self.describe(target)}, which cannot be pushed")
         else:
             if len(line) == 1:

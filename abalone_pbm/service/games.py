@@ -12,6 +12,7 @@ from sqlalchemy.orm import object_session
 
 from ..db.models import Game, MoveRecord, Seat, User
 from ..rules import Board, Outcome, Rules, get_layout, starting_position
+from ..rules.variants import check_variant
 
 #: Token alphabet for reply addresses: lower-case letters and digits, no look-alikes.
 _TOKEN_ALPHABET = "abcdefghjkmnpqrstuvwxyz23456789"
@@ -54,6 +55,7 @@ class GameOptions:
             target=self.target,
             movelimit=self.movelimit,
             ko=self.ko,
+            variant=self.variant,
         )
 
     def describe(self) -> list[str]:
@@ -76,7 +78,9 @@ class GameOptions:
 
 def start_position_for(options: GameOptions, players: int) -> str:
     options.rules(players)  # validates players/teams/target before anything is stored
-    return starting_position(get_layout(options.layout, players))
+    if options.variant:
+        check_variant(options.variant, options.layout, players, options.teams)
+    return starting_position(get_layout(options.layout, players), options.variant)
 
 
 def load_board(game: Game) -> Board:

@@ -20,12 +20,14 @@ from .games import (
     finish,
     load_board,
     new_reply_token,
+    recent_moves,
     record_move,
     seat_number,
     seat_of,
     start_position_for,
 )
 from .ratings import rate_game
+from ..rules.variants import pick_variant, variant_names
 
 MAX_DAYS = 365
 
@@ -45,6 +47,7 @@ def parse_options(raw: dict[str, str | bool], players: int) -> GameOptions:
     """Turn the `-name[=value]` options of a challenge into GameOptions, or explain."""
     values: dict[str, object] = {}
     extra: dict[str, str] = {}
+    variants_chosen: list[str] = []
     for name, value in raw.items():
         key = name.lower().lstrip("-")
         if key == "bowl":
@@ -63,15 +66,24 @@ def parse_options(raw: dict[str, str | bool], players: int) -> GameOptions:
             values["ko"] = True
         elif key in ("target", "movelimit", "nagtime", "forfeittime", "totaltime"):
             values[key] = _positive_number(key, value)
+        elif key in variant_names():
+            if value is not True:
+                raise CommandError(f"-{key} takes no value")
+            try:
+                values["variant"] = pick_variant([*variants_chosen, key])
+            except ValueError as error:
+                raise CommandError(str(error)) from None
+            variants_chosen.append(key)
         else:
             known = "-bowl, -layout=NAME, -teams, -ko, -target=N, -movelimit=N, " \
-                    "-nagtime=D, -forfeittime=D, -totaltime=D"
+                    "-nagtime=D, -forfeittime=D, -totaltime=D, " \
+                    + ", ".join(f"-{name}" for name in variant_names())
             raise CommandError(f"Unknown challenge option -{key}; the options are {known}")
     options = GameOptions(**values, extra=extra)  # type: ignore[arg-type]
     if options.nagtime >= options.forfeittime:
         raise CommandError("-nagtime must be shorter than -forfeittime")
     try:
-        options.rules(players)
+        start_position_for(options, players)
     except ValueError as error:
         raise CommandError(str(error)) from None
     return options
@@ -459,13 +471,26 @@ def withdraw(ctx: MailContext, game: Game, seat: Seat, comment: str = "") -> Non
     except ValueError:
         options = replace(options, teams=False)
         notices.append("With the players left, the game is played without teams.")
-    try:
-        start = start_position_for(options, len(remaining))
-    except ValueError:
-        options = replace(options, layout="standard")
-        start = start_position_for(options, len(remaining))
+    start = None
+    for attempt in (options, replace(options, variant=None),
+                    replace(options, variant=None, layout="standard")):
+        try:
+            start = start_position_for(attempt, len(remaining))
+        except ValueError:
+            continue
+        if attempt.variant != options.variant:
+            notices.append(f"The {options.variant} variant needs more players; the game is "
+                           "played without it.")
+        if attempt.layout != options.layout:
+            notices.append("The game is played on the standard layout.")
+        options = attempt
+        break
+    if start is None:  # pragma: no cover - the standard layout fits 2 to 6 players
+        _remove_game(ctx, game, user, comment)
+        return
     game.seats.remove(seat)
-    game.moves.clear()
+    for record in recent_moves(game, None):
+        ctx.session.delete(record)
     ctx.session.flush()
     for number, other in enumerate(remaining, start=1):
         if other.seat != number:

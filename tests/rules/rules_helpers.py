@@ -70,12 +70,20 @@ def make_position(
     turn: int = 1,
     ejected: Iterable[int] = (0, 0),
 ) -> str:
-    """A position text from ``{cell name: player}``; all other cells empty."""
+    """A position text from ``{cell name: player}``; all other cells empty.
+
+    Player 0 is a variant's neutral marble, written ``*``.
+    """
     marbles = {k.lower(): v for k, v in (marbles or {}).items()}
     assert set(marbles) <= CELL_SET, set(marbles) - CELL_SET
     rows = []
     for r in ROWS:
-        rows.append("".join(str(marbles.get(f"{r}{d}", ".")) for d in ROW_DIAGONALS[r]))
+        rows.append(
+            "".join(
+                "*" if marbles.get(f"{r}{d}") == 0 else str(marbles.get(f"{r}{d}", "."))
+                for d in ROW_DIAGONALS[r]
+            )
+        )
     return f"{'/'.join(rows)} {turn} {','.join(str(n) for n in ejected)}"
 
 
@@ -88,10 +96,11 @@ def row_e(cells: str, turn: int = 1, ejected: Iterable[int] = (0, 0)) -> str:
 
 
 def parse_position(text: str) -> tuple[dict[str, int], int, list[int]]:
+    """(marbles by cell name, player to move, ejected counts); ``*`` is player 0."""
     rows_text, turn, ejected = text.split()
     flat = "".join(rows_text.split("/"))
     assert len(flat) == 61
-    marbles = {cell: int(ch) for cell, ch in zip(CELLS, flat) if ch != "."}
+    marbles = {cell: 0 if ch == "*" else int(ch) for cell, ch in zip(CELLS, flat) if ch != "."}
     return marbles, int(turn), [int(n) for n in ejected.split(",")]
 
 
@@ -107,9 +116,17 @@ def side_of(seat: int, players: int, teams: bool) -> int:
 
 
 def naive_moves(
-    marbles: Mapping[str, int], seat: int, players: int, teams: bool = False
+    marbles: Mapping[str, int],
+    seat: int,
+    players: int,
+    teams: bool = False,
+    fixed_neutral: bool = False,
 ) -> dict[MoveKey, tuple[dict[str, int], int]]:
-    """Every legal move of ``seat``: {(line, delta): (marbles after, marbles ejected)}."""
+    """Every legal move of ``seat``: {(line, delta): (marbles after, marbles ejected)}.
+
+    Player 0 is a neutral marble: pushed like any opponent marble (and not counted as
+    ejected), or with ``fixed_neutral`` (the pillar) never moved and never entered.
+    """
     side = side_of(seat, players, teams)
 
     def own(c: str | None) -> bool:
@@ -119,12 +136,14 @@ def naive_moves(
         return (
             c is not None
             and c in marbles
-            and marbles[c] != seat
+            and marbles[c] not in (0, seat)
             and side_of(marbles[c], players, teams) == side
         )
 
     def enemy(c: str | None) -> bool:
-        return c is not None and c in marbles and not own(c) and not friend(c)
+        if c is None or c not in marbles or own(c) or friend(c):
+            return False
+        return not (fixed_neutral and marbles[c] == 0)
 
     out: dict[MoveKey, tuple[dict[str, int], int]] = {}
     for rear in CELLS:
@@ -185,31 +204,36 @@ def _slide(
     for c in moving:
         dest = step(c, delta)
         if dest is None:
-            ejected += 1
+            ejected += marbles[c] != 0  # a neutral marble is nobody's
         else:
             after[dest] = marbles[c]
     return after, ejected
 
 
-def naive_successors(text: str, teams: bool = False) -> dict[MoveKey, str]:
+def naive_successors(
+    text: str, teams: bool = False, fixed_neutral: bool = False
+) -> dict[MoveKey, str]:
     """{(line, delta): position text after the move} for the player to move."""
     marbles, turn, ejected = parse_position(text)
     players = len(ejected)
     result = {}
-    for key, (after, out) in naive_moves(marbles, turn, players, teams).items():
+    for key, (after, out) in naive_moves(marbles, turn, players, teams, fixed_neutral).items():
         counts = list(ejected)
         counts[turn - 1] += out
-        result[key] = make_position(after, _naive_next(after, turn, players, teams), counts)
+        nxt = _naive_next(after, turn, players, teams, fixed_neutral)
+        result[key] = make_position(after, nxt, counts)
     return result
 
 
-def _naive_next(marbles: Mapping[str, int], seat: int, players: int, teams: bool) -> int:
+def _naive_next(
+    marbles: Mapping[str, int], seat: int, players: int, teams: bool, fixed_neutral: bool = False
+) -> int:
     """The next seat with marbles and a legal move; the mover itself last of all."""
     for k in range(1, players + 1):
         candidate = (seat - 1 + k) % players + 1
         if candidate not in marbles.values():
             continue
-        if candidate == seat or naive_moves(marbles, candidate, players, teams):
+        if candidate == seat or naive_moves(marbles, candidate, players, teams, fixed_neutral):
             return candidate
     return seat
 
