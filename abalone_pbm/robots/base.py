@@ -26,7 +26,7 @@ from abalone_pbm.rules.geometry import BOARD_MASK, OFFSETS
 #: Fraction of the budget kept back, and the most kept back, for returning in time.
 SAFETY_FRACTION = 0.25
 SAFETY_FIXED = 0.05
-SAFETY_PER_SECOND = 0.05
+SAFETY_PER_SECOND = 0.1
 
 
 def soft_deadline(start: float, budget_seconds: float) -> float:

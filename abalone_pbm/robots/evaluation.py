@@ -11,6 +11,8 @@ Terms (after Lemmens 2005, Papadopoulos et al. 2012, Aichholzer et al. 2002):
 * cohesion: the number of adjacent pairs of a side's own marbles;
 * danger: own marbles on the edge that an enemy line could push off in one move
   (exact for two players); a threat held by the side to move is worth most of a marble.
+  With three or more players several opponents move before a side moves again, so
+  a threat against the side counts as urgent whoever is to move.
 
 Values are integers from the point of view of one *side* (a player, or a team);
 :data:`WIN` marks a won game.
@@ -36,6 +38,10 @@ THREAT_ON_MOVE: Final = 600
 THREAT_EACH: Final = 90
 #: Multi-player: each own marble lost, beyond what it gives the best opponent.
 LOST_WEIGHT: Final = 300
+#: Multi-player: each marble pushed off by the best-scoring opponent side.
+OTHERS_WEIGHT: Final = 1000
+#: Multi-player: a threat against the side when it is to move itself.
+MULTI_DANGER_ON_MOVE: Final = 600
 
 
 def hex_distance(cell: int, other: int = CENTRE) -> int:
@@ -169,8 +175,9 @@ class Evaluator:
     """Evaluates positions of one game from the point of view of one side.
 
     Two players: :func:`evaluate_two`.  Three to six (paranoid view): the side's
-    own ejections against the best opponent's, its positional terms against the
-    opponents' mean, and edge threats both ways.
+    own ejections against the best opponent side's, its own losses, its positional
+    terms against the opponents' mean, and edge threats both ways.  Partners in a
+    team game are one side.
     """
 
     def __init__(self, board: Board, side: int) -> None:
@@ -260,7 +267,6 @@ class Evaluator:
         count = 0
         danger = 0
         mover_side = side_of[board.turn]
-        mover_threat = False
         for x in range(self.sides):
             if x == side:
                 continue
@@ -272,11 +278,8 @@ class Evaluator:
                 best_other = scores[x]
             other_positional += positional(bits)
             if mine & EDGE:
-                hit = threatened(bits, occupied & ~bits, mine & EDGE)
-                danger |= hit
-                if hit and x == mover_side:
-                    mover_threat = True
-        value = MARBLE * (scores[side] - best_other)
+                danger |= threatened(bits, occupied & ~bits, mine & EDGE)
+        value = MARBLE * scores[side] - OTHERS_WEIGHT * best_other
         for seat in self.seats_of[side]:
             value -= LOST_WEIGHT * board.lost(seat)
         value += positional(mine)
@@ -285,10 +288,14 @@ class Evaluator:
         attack = threatened(mine, others, others & EDGE).bit_count() if others & EDGE else 0
         hurt = danger.bit_count()
         value += THREAT_EACH * (attack - hurt)
+        # With more than two players several opponents move before this side moves
+        # again, so a threat against it is urgent even when a partner is to move.
         if mover_side == side:
             if attack:
                 value += THREAT_ON_MOVE
-        elif mover_threat:
+            if hurt:
+                value -= MULTI_DANGER_ON_MOVE
+        elif hurt:
             value -= THREAT_ON_MOVE
         return value
 

@@ -25,7 +25,7 @@ from abalone_pbm.rules import Board, Move
 from abalone_pbm.rules.geometry import BOARD_MASK, OFFSETS
 
 from .base import BaseRobot, SearchInfo, move_key, occupied_mask, push_kind
-from .evaluation import WIN, WIN_THRESHOLD, Evaluator
+from .evaluation import WIN, WIN_THRESHOLD, Evaluator, evaluate_two
 
 INFINITY = 10 * WIN
 EXACT, LOWER, UPPER = 0, 1, 2
@@ -33,7 +33,7 @@ MAX_PLY = 128
 #: The table is emptied when it grows past this many entries.
 TT_LIMIT = 1_000_000
 #: Nodes between two looks at the clock.
-CLOCK_MASK = 127
+CLOCK_MASK = 63
 
 _SCORE_TT = 1 << 60
 _SCORE_EJECT = 1 << 50
@@ -59,6 +59,8 @@ class AlphaBeta:
         self.evaluator = Evaluator(board, self.side)
         self.side_of = self.evaluator.side_of
         self.multi = board.players > 2
+        #: Two players: leaves are evaluated from bitboards without push/pop.
+        self.fast_leaves = not self.multi
         self.deadline = deadline
         self.tt: dict[int, tuple[int, int, int, int]] = {}
         self.history: dict[int, int] = {}
@@ -228,7 +230,9 @@ class AlphaBeta:
         best_key = 0
         next_depth = depth - 1
         next_ply = ply + 1
-        if next_depth == 0:
+        if next_depth == 0 and self.fast_leaves and not self._limit_near(board):
+            best, best_key = self._frontier_two(scored, maximizing, alpha, beta, depth, ply)
+        elif next_depth == 0:
             # Frontier: the children are leaves; evaluate them without recursing.
             leaf = self._leaf
             if maximizing:
@@ -321,6 +325,92 @@ class AlphaBeta:
             tt.clear()
         tt[key] = (depth, stored, flag, best_key)
         return best
+
+    def _limit_near(self, board: Board) -> bool:
+        limit = board.rules.movelimit
+        return limit is not None and board.ply + 1 >= limit
+
+    def _frontier_two(
+        self,
+        scored: list[tuple[int, int, Move]],
+        maximizing: bool,
+        alpha: int,
+        beta: int,
+        depth: int,
+        ply: int,
+    ) -> tuple[int, int]:
+        """A depth-1 node of a two-player game: each child's position is computed
+        from the bitboards (the move, and the chain it pushes) and evaluated, with
+        no push/pop.  Returns (best value, its move key)."""
+        board = self.board
+        mover = board.turn
+        other = 3 - mover
+        own = board.marbles(mover)
+        opp = board.marbles(other)
+        occupied = own | opp
+        own_ejected = board.ejected(mover)
+        opp_ejected = board.ejected(other)
+        target = board.rules.target
+        win = WIN - (ply + 1)
+        root_moves = mover == self.evaluator.my_seat
+        deadline = self.deadline
+        best = -INFINITY if maximizing else INFINITY
+        best_key = 0
+        for s, k, m in scored:
+            self.nodes += 1
+            if not self.nodes & CLOCK_MASK and deadline is not None:
+                if time.perf_counter() > deadline:
+                    raise _Timeout
+            cells = m.cells
+            o = OFFSETS[m.direction]
+            low = cells & -cells
+            lo = low.bit_length() - 1
+            new_opp = opp
+            ejected = own_ejected
+            if cells == low or (cells >> (lo + (o if o > 0 else -o))) & 1:
+                # In line: the rear marble goes to the cell ahead of the front one.
+                if o > 0:
+                    t = cells.bit_length() - 1 + o
+                    rear = low
+                else:
+                    t = lo + o
+                    rear = 1 << (cells.bit_length() - 1)
+                new_own = own ^ rear ^ (1 << t)
+                if (occupied >> t) & 1:
+                    e = t + o
+                    while (opp >> e) & 1:
+                        e += o
+                    if (BOARD_MASK >> e) & 1:
+                        new_opp = opp ^ (1 << t) ^ (1 << e)
+                    else:
+                        new_opp = opp ^ (1 << t)
+                        ejected += 1
+            else:
+                new_own = (own & ~cells) | (cells << o if o > 0 else cells >> -o)
+            if ejected >= target:
+                value = win if root_moves else -win
+            elif root_moves:
+                value = evaluate_two(new_own, new_opp, ejected, opp_ejected, False)
+            else:
+                value = evaluate_two(new_opp, new_own, opp_ejected, ejected, True)
+            if maximizing:
+                if value > best:
+                    best = value
+                    best_key = k
+                    if value > alpha:
+                        alpha = value
+                        if alpha >= beta:
+                            self._cutoff(k, s, depth, ply)
+                            break
+            elif value < best:
+                best = value
+                best_key = k
+                if value < beta:
+                    beta = value
+                    if alpha >= beta:
+                        self._cutoff(k, s, depth, ply)
+                        break
+        return best, best_key
 
     def _leaf(self, ply: int) -> int:
         """A node at depth 0: the game's result if it is over, else the evaluation."""

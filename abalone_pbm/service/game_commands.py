@@ -34,6 +34,7 @@ Decisions where pbmserv leaves room:
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from typing import Any
 
 from sqlalchemy import select
@@ -46,7 +47,16 @@ from ..rules.notation import read_cells
 from . import mails, play
 from .accounts import authenticate, find_user, user_addresses
 from .context import CommandError, MailContext, Outgoing
-from .games import GameOptions, board_at, finish, load_board, seat_number, seat_of, winners_of
+from .games import (
+    GameOptions,
+    board_at,
+    finish,
+    load_board,
+    recent_moves,
+    seat_number,
+    seat_of,
+    winners_of,
+)
 from .ratings import PROVISIONAL_GAMES
 
 #: Words that cancel a queued move instead of queueing one.
@@ -212,12 +222,12 @@ def preview(ctx: MailContext, c: parsing.Preview) -> None:
                 f"Board {number} has {game.ply} moves; preview {number}#0 to #{game.ply}",
                 board=number,
             )
-        view = mails.game_view(ctx, game)
         if c.ply is not None and c.ply != game.ply:
             board = board_at(game, c.ply)
-            view = _replace(view, moves=view.moves[: c.ply], result=None)
+            view = _replace(mails.game_view(ctx, game, ply=c.ply), ply=None, result=None)
         else:
             board = load_board(game)
+            view = mails.game_view(ctx, game)
         shown = game.ply if c.ply is None else c.ply
         subject = f"Abalone Board {number} preview"
         title = f"Preview of Abalone board {number}, from the position after move #{shown}"
@@ -244,8 +254,6 @@ def _with_moves(view: render.GameView, moves: Sequence[tuple[int, int, str]]) ->
 
 
 def _replace(view: render.GameView, **changes: Any) -> render.GameView:
-    from dataclasses import replace
-
     return replace(view, **changes)
 
 
@@ -257,8 +265,13 @@ def move_action(ctx: MailContext, c: parsing.MoveAction) -> None:
 
 
 def vote(ctx: MailContext, game: Game, user: User, action: str, comment: str = "") -> None:
-    """propose (a draw), undo (take back the last move), accept or reject."""
-    seat = _playing_seat(game, user)
+    """propose (a draw), undo (take back the last move), accept or reject.
+
+    A player whose resignation waits for their turn is still in the game and votes."""
+    play.require_active(game)
+    seat = play.player_seat(game, user)
+    if seat.resigned:
+        raise CommandError("You have resigned from this game", board=game.number)
     if action in ("propose", "undo"):
         _propose(ctx, game, seat, "draw" if action == "propose" else "undo", comment)
     elif action == "accept":
@@ -305,7 +318,7 @@ def _propose(ctx: MailContext, game: Game, seat: Seat, kind: str, comment: str) 
             "accept or reject it first",
             board=game.number,
         )
-    if kind == "undo" and not game.moves:
+    if kind == "undo" and game.ply == 0:
         raise CommandError("There is no move to take back yet", board=game.number)
     user = seat.user
     game.updated_at = ctx.now
@@ -352,7 +365,7 @@ def _accept(ctx: MailContext, game: Game, seat: Seat, comment: str) -> None:
         mails.game_over_mails(ctx, game, board, changes, mover=user, comment=comment,
                               notices=["All players agreed to a draw."])
         return
-    last = game.moves[-1]
+    last = recent_moves(game, 1)[0]
     mover = seat_number(game, last.seat).user.userid
     cancelled = undo_last_move(ctx, game)
     notices = [f"Move #{last.ply} ({mover}: {last.text}) was taken back; all players agreed."]
@@ -384,14 +397,14 @@ def undo_last_move(ctx: MailContext, game: Game) -> bool:
     whether queued or submitted moves were cancelled."""
     options = GameOptions.from_json(game.options)
     rules = options.rules(game.players)
-    records = list(game.moves)
+    records = recent_moves(game, None)
     last = records[-1]
     board = Board(game.start_position, rules)
     for record in records[:-1]:
         if board.turn != record.seat:  # someone resigned in between
             board = Board(_with_turn(board.position(), record.seat), rules, ply=board.ply)
         board.push(board.parse_move(record.text))
-    game.moves.remove(last)
+    ctx.session.delete(last)
     ctx.session.flush()  # the ply number is free again before a later move takes it
     game.position = _with_turn(board.position(), last.seat)
     game.ply = last.ply - 1
@@ -484,10 +497,10 @@ def unsubscribe(ctx: MailContext, c: parsing.Unsubscribe) -> None:
     if c.board == "all":
         user = authenticate(ctx, c.userid, c.password)
         user.subscribe_all = False
-        rows = list(ctx.session.scalars(select(Observer).where(Observer.user_id == user.id)))
-        for row in rows:
-            ctx.session.delete(row)
-        count = f"{len(rows)} {'board' if len(rows) == 1 else 'boards'}"
+        watched = list(ctx.session.scalars(select(Observer).where(Observer.user_id == user.id)))
+        for each in watched:
+            ctx.session.delete(each)
+        count = f"{len(watched)} {'board' if len(watched) == 1 else 'boards'}"
         _answer(ctx, "Abalone unsubscribe all",
                 f"{user.userid} no longer watches any board (you watched {count}), and "
                 "new boards are no longer sent to you.")

@@ -52,9 +52,10 @@ def _ejectable(board: Board) -> int:
     mover = board.turn
     occupied = occupied_mask(board)
     out = 0
+    before = board.ejected(mover)
     for move in list(board.generate_legal_moves()):
         board.push(move)
-        pushed_off = board.ejected(mover) > board._stack[-1].ejected[mover]
+        pushed_off = board.ejected(mover) > before
         board.pop()
         assert (push_kind(occupied, move) == 2) == pushed_off
         if pushed_off:
@@ -124,3 +125,32 @@ def test_every_cell_is_in_one_ring() -> None:
         assert union & ring == 0
         union |= ring
     assert union == sum(1 << c for c in CELLS)
+
+
+def test_fast_leaves_agree_with_push_and_pop() -> None:
+    """The two-player frontier shortcut gives exactly the values of push/evaluate/pop."""
+    from abalone_pbm.robots import AlphaBeta, SearchInfo
+
+    rng = random.Random(3)
+    checked = 0
+    for layout in ("standard", "belgian-daisy"):
+        board = Board(Board.from_layout(layout).position().replace(" 0,0", " 5,5"))
+        for ply in range(70):
+            moves = list(board.generate_legal_moves())
+            if not moves:
+                break
+            if ply % 7 == 3:
+                results = []
+                for fast in (False, True):
+                    search = AlphaBeta(board.copy())
+                    search.fast_leaves = fast
+                    info = SearchInfo()
+                    move = search.run(moves, 2, random.Random(ply), info)
+                    results.append((str(move), info.value, info.nodes))
+                assert results[0] == results[1]
+                checked += 1
+            occupied = occupied_mask(board)
+            quiet = [m for m in moves if push_kind(occupied, m) < 2]
+            pushes = [m for m in quiet if push_kind(occupied, m)]
+            board.push(rng.choice(pushes) if pushes and rng.random() < 0.6 else rng.choice(quiet))
+    assert checked >= 10

@@ -196,10 +196,21 @@ def test_two_player_game_to_the_end() -> None:
 
 
 def test_ko_and_target_options_are_respected() -> None:
-    rules = Rules(ko=True, target=2, movelimit=60)
+    # Under -ko every push of the rules core probes the next player's moves, so
+    # searching is slow: keep this game short and shallow.
+    rules = Rules(ko=True, target=2, movelimit=30)
     board = Board.from_layout("german-daisy", rules)
     robots: dict[int, BaseRobot] = {1: get_robot("boulder"), 2: get_robot("marble")}
-    _play_out(board, robots, depth=2)
+    _play_out(board, robots, depth=1)
     outcome = board.outcome()
     assert outcome is not None
     assert max(board.ejected_counts) >= 2 or "move limit" in outcome.reason
+
+
+@pytest.mark.parametrize("name", LEVELS)
+def test_zero_budget_still_gives_a_legal_move(name: str) -> None:
+    board = Board(MIDDLEGAME)
+    started = time.perf_counter()
+    move = get_robot(name).choose_move(board, 0.0, rng_seed=1)
+    assert time.perf_counter() - started < 0.2
+    assert move in list(board.generate_legal_moves())

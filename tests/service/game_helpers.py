@@ -95,3 +95,14 @@ def text(mail: Sent) -> str:
     """The body with every run of blanks and line ends made one blank (wrapped prose
     and board rows can then be matched as they read)."""
     return " ".join(mail.body.split())
+
+
+def expect_errors(h: Harness, cases: list[tuple[str, ...]]) -> None:
+    """Send each ``(sender, subject, expected error[, body])``: the one answer must be an
+    error mail (to the sender) that says so.  Errors change nothing, so one set-up
+    serves every case."""
+    for sender, subject, error, *body in cases:
+        sent = h.mail(sender, subject, body[0] if body else "")
+        assert len(sent) == 1, (subject, [(s.to, s.subject) for s in sent])
+        assert sent[0].to == sender and "rror" in sent[0].subject, (subject, sent[0].subject)
+        assert error in text(sent[0]), (subject, error, text(sent[0])[:400])

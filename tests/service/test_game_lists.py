@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import pytest
-
 from .game_helpers import (  # noqa: F401  (harness is a fixture)
     FRED,
+    expect_errors,
     first_round,
     harness,
     move,
@@ -38,34 +37,29 @@ def board_lines(mail_text: str) -> list[int]:
     return [int(w) for w in mail_text.split() if w.isdigit() and 101 <= int(w) <= 199]
 
 
-@pytest.mark.parametrize(
-    ("subject", "boards"),
-    [
-        ("abalone games", [101, 103]),
-        ("abalone games all", [101, 102, 103]),
-        ("abalone games active", [101, 103]),
-        ("abalone games inactive", [102]),
-        ("abalone games fred", [101, 103]),
-        ("abalone games wilma all", [101, 102]),
-        ("abalone games fred next", [101]),
-        ("abalone games barney next", [103]),
-        ("abalone games wilma next", []),
-        ("abalone games next", [101, 103]),
-    ],
-)
-def test_games_filters(harness: Harness, subject: str, boards: list[int]) -> None:
+GAMES_CASES = [
+    ("abalone games", [101, 103]),
+    ("abalone games all", [101, 102, 103]),
+    ("abalone games active", [101, 103]),
+    ("abalone games inactive", [102]),
+    ("abalone games fred", [101, 103]),
+    ("abalone games wilma all", [101, 102]),
+    ("abalone games fred next", [101]),
+    ("abalone games barney next", [103]),
+    ("abalone games wilma next", []),
+    ("abalone games next", [101, 103]),
+]
+
+
+def test_games_filters(harness: Harness) -> None:
     three_boards(harness)
-    sent = harness.mail(ASKER, subject)
-    assert [s.subject for s in sent] == ["Abalone games"]
-    body = sent[0].body
-    listed = [int(line.split()[0]) for line in body.splitlines()[2:] if line.strip()
-              and line.split()[0].isdigit()]
-    assert listed == boards
-
-
-def test_games_of_an_unknown_user(harness: Harness) -> None:
-    sent = harness.mail(ASKER, "abalone games ghost")
-    assert "Invalid userid entered" in text(sent[0])
+    for subject, boards in GAMES_CASES:
+        sent = harness.mail(ASKER, subject)
+        assert [s.subject for s in sent] == ["Abalone games"]
+        listed = [int(line.split()[0]) for line in sent[0].body.splitlines()[2:]
+                  if line.strip() and line.split()[0].isdigit()]
+        assert listed == boards, subject
+    expect_errors(harness, [(ASKER, "abalone games ghost", "Invalid userid entered")])
 
 
 def test_show_user_sends_their_boards(harness: Harness) -> None:
@@ -97,25 +91,16 @@ def test_showas_gives_the_players_view_with_reply_address(harness: Harness) -> N
     assert [s.subject for s in sent] == ["Abalone Board 102"] and sent[0].reply_to is None
     sent = harness.mail(WILMA_AT, "abalone showas wilma pw2 inactive")
     assert [s.subject for s in sent] == ["Abalone Board 102"]
+    expect_errors(harness, [
+        (FRED_AT, "abalone showas fred wrong", "Invalid password entered"),
+        (FRED_AT, "abalone showas fred pw1 102", "You are NOT playing this game"),
+        (FRED_AT, "abalone showas fred pw1 909", "Abalone board 909 not found"),
+        (FRED_AT, "abalone showas fred pw1 101 all", "not both"),
+    ])
     # The reply address given works for a move.
     sent = harness.mail(FRED_AT, "Re: board", FRED[0], to=harness.mail(
         FRED_AT, "abalone showas fred pw1 101")[0].reply_to)
     assert subjects(sent) == {"Abalone Board 101 wilma"}
-
-
-@pytest.mark.parametrize(
-    ("subject", "error"),
-    [
-        ("abalone showas fred wrong", "Invalid password entered"),
-        ("abalone showas fred pw1 102", "You are NOT playing this game"),
-        ("abalone showas fred pw1 909", "Abalone board 909 not found"),
-        ("abalone showas fred pw1 101 all", "not both"),
-    ],
-)
-def test_showas_errors(harness: Harness, subject: str, error: str) -> None:
-    three_boards(harness)
-    sent = harness.mail(FRED_AT, subject)
-    assert len(sent) == 1 and error in text(sent[0])
 
 
 def test_history_standings_and_ratings(harness: Harness) -> None:

@@ -135,3 +135,16 @@ def test_resign_errors(harness: Harness) -> None:
     sent = harness.mail(WILMA_AT, "abalone resign 303 wilma pw2")
     assert "Abalone board 303 not found" in text(sent[0])
     assert game(harness).status == "active"
+
+
+def test_a_player_whose_resignation_waits_still_votes(harness: Harness) -> None:
+    three_players(harness)
+    for userid, password, text_ in zip(("fred", "wilma", "barney"), ("pw1", "pw2", "pw3"),
+                                       THREE):
+        move(harness, userid, password, text_)
+    harness.mail(WILMA_AT, "abalone resign 101 wilma pw2")
+    harness.mail(FRED_AT, "abalone move 101 fred pw1 propose")
+    harness.mail(BARNEY_AT, "abalone move 101 barney pw3 accept")
+    sent = harness.mail(WILMA_AT, "abalone move 101 wilma pw2 accept")
+    assert subjects(sent) == {"Abalone Board 101"}
+    assert game(harness).status == "finished" and game(harness).winners == ""
