@@ -93,7 +93,7 @@ def load_board(game: Game) -> Board:
     rules = options.rules(game.players)
     if options.ko:
         board = Board(game.start_position, rules)
-        for record in game.moves:
+        for record in recent_moves(game, None):
             board.push(board.parse_move(record.text))
     else:
         board = Board(game.position, rules, ply=game.ply)
@@ -107,7 +107,7 @@ def board_at(game: Game, ply: int) -> Board:
     """The board after ``ply`` moves (for `show board#n`)."""
     options = GameOptions.from_json(game.options)
     board = Board(game.start_position, options.rules(game.players))
-    for record in game.moves[:ply]:
+    for record in recent_moves(game, None)[:ply]:
         board.push(board.parse_move(record.text))
     return board
 

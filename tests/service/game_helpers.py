@@ -6,34 +6,18 @@ from pathlib import Path
 from typing import Iterator
 
 import pytest
-from argon2 import PasswordHasher
 from sqlalchemy import select
 
 from abalone_pbm.db import repository
 from abalone_pbm.db.models import Game
-from abalone_pbm.service import passwords
 
-from .harness import Harness, Sent, make_harness
+from .harness import Harness, Sent
 
 #: Legal openings of a standard two-player game: fred (o) and wilma (x) in turn.
 FRED = ["c3-c5,d4", "b2-b4,c3", "a1-a3,b2"]
 WILMA = ["g7-g5,f6", "h7-h5,g6", "i6,h5"]
 #: The first six moves of a standard three-player game (seats 1, 2, 3, 1, 2, 3).
 THREE = ["a4-b4,c4", "h9-g8,f7", "h4-g4,f4", "c4,d4", "f7,e6", "d1,c1"]
-
-
-@pytest.fixture
-def harness(
-    migrated_db_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> Iterator[Harness]:
-    """The mail-path harness on an already migrated, empty database, with cheap
-    password hashing (still argon2; the real parameters cost ~70 ms a password)."""
-    monkeypatch.setattr(passwords, "_hasher", PasswordHasher(time_cost=1, memory_cost=64))
-    h = make_harness(migrated_db_url, tmp_path)
-    try:
-        yield h
-    finally:
-        h.database.dispose()
 
 
 def two_players(h: Harness) -> dict[str, Sent]:

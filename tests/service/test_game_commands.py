@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 
-from .game_helpers import (  # noqa: F401  (harness is a fixture)
+from .game_helpers import (
     FRED,
     THREE,
     WILMA,
     expect_errors,
     game,
-    harness,
     move,
     only,
     subjects,

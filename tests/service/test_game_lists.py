@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from .game_helpers import (  # noqa: F401  (harness is a fixture)
+from .game_helpers import (
     FRED,
     expect_errors,
     first_round,
-    harness,
     move,
     only,
     subjects,

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-from .game_helpers import (  # noqa: F401  (harness is a fixture)
+from .game_helpers import (
     FRED,
     WILMA,
     expect_errors,
     first_round,
     game,
     games,
-    harness,
     move,
     only,
     subjects,

@@ -7,14 +7,13 @@ from sqlalchemy import select
 
 from abalone_pbm.db.models import User
 
-from .game_helpers import (  # noqa: F401  (harness is a fixture)
+from .game_helpers import (
     FRED,
     THREE,
     WILMA,
     expect_errors,
     first_round,
     game,
-    harness,
     move,
     only,
     subjects,
