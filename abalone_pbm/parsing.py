@@ -715,7 +715,7 @@ _SPECS = (
         "abalone subscribe <board> <userid> <password>",
         "watch a game",
         "Sends you every board of a game you do not play in.  'abalone subscribe "
-        "<userid> <password> all' subscribes you to every game.",
+        "<userid> <password> all' subscribes you to every game started from then on.",
         secret=(2,),
     ),
     CommandSpec(
@@ -729,9 +729,9 @@ _SPECS = (
     CommandSpec(
         "abalone notify",
         "abalone notify <userid> <password> [<board>...]",
-        "board mails when it is your turn only",
-        "Without boards, lists the games you are notified about; with boards, you get "
-        "board mails of those games only when it is your turn.",
+        "the result of a game only",
+        "With boards, you get only the final result of those games, not every move; "
+        "without boards, it lists the games you are notified about.",
         secret=(1,),
     ),
     CommandSpec(
@@ -1396,7 +1396,9 @@ def _unknown(words: Sequence[str], lowered: Sequence[str]) -> CommandSyntaxError
     if first in _GAME_WORDS and first not in _SERVER_FIRST:
         spec = _BY_WORDS[(GAME_WORD, first)]
         return CommandSyntaxError(
-            f'Game commands begin with the word "abalone": abalone {" ".join(words)}',
+            # The words may hold a password: echo them masked.
+            "Game commands begin with the word \"abalone\": "
+            + mask_passwords(f'abalone {" ".join(words)}'),
             spec.syntax,
         )
     if first in _SERVER_FIRST:  # change/password/all with a wrong second word

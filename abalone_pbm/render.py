@@ -272,6 +272,8 @@ class Result:
 
     winners: tuple[str, ...]
     reason: str = ""
+    #: Stopped by an administrator or by withdrawals: no winner, not rated.
+    aborted: bool = False
 
     @property
     def draw(self) -> bool:
@@ -497,6 +499,8 @@ def _result_line(game: GameView, board: Board) -> str:
         winners = tuple(game.players[s - 1] for s in outcome.winners if s <= len(game.players))
         result = Result(winners, outcome.reason)
     reason = f" ({result.reason})" if result.reason else ""
+    if result.aborted:
+        return f"The game was aborted{reason}; it is not rated."
     if result.draw:
         return f"The game is over: it is a draw{reason}."
     verb = "wins" if len(result.winners) == 1 else "win"

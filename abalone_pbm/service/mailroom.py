@@ -286,17 +286,11 @@ HANDLERS: dict[type, Handler] = {
 
 
 def _register_extensions() -> None:
-    """Commands living in their own modules add their handlers to the tables here."""
-    import importlib
+    """The commands of the game_commands and server_commands modules join the tables."""
+    from . import game_commands, server_commands
 
-    for name in ("game_commands", "server_commands"):
-        try:
-            module = importlib.import_module(f"{__package__}.{name}")
-        except ModuleNotFoundError as error:
-            if error.name != f"{__package__}.{name}":
-                raise
-            continue
-        HANDLERS.update(getattr(module, "HANDLERS", {}))
+    for module in (game_commands, server_commands):
+        HANDLERS.update(module.HANDLERS)
         REPLY_ACTIONS.update(getattr(module, "REPLY_ACTIONS", {}))
 
 

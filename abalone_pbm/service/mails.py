@@ -83,6 +83,7 @@ def game_view(
         result = render.Result(
             tuple(s.user.userid for s in game.seats if s.seat in winners),
             game.result_reason or "",
+            aborted=game.status == "aborted",
         )
     return render.GameView(
         number=game.number,

@@ -183,6 +183,11 @@ def _check_accepts_challenges(ctx: MailContext, user: User) -> None:
         raise CommandError(f"{user.userid} is no longer active and cannot be challenged")
     if not user.accepts_challenges:
         raise CommandError(f"{user.userid} does not accept challenges at the moment")
+    if user.vacation:
+        raise CommandError(
+            f"{user.userid} is on vacation and cannot be challenged until back; "
+            "try again later"
+        )
     if user.game_limit is not None:
         playing = ctx.session.scalar(
             select(func.count(Seat.id))

@@ -278,43 +278,6 @@ def _restart_clocks(ctx: MailContext, user: User, began: datetime) -> list[int]:
     return waiting
 
 
-def refuse_players_on_vacation(ctx: MailContext, userids: Iterable[str]) -> None:
-    away = []
-    for userid in userids:
-        user = repository.get_user(ctx.session, userid)
-        if user is not None and user.vacation and not user.disabled:
-            away.append(user.userid)
-    if away:
-        verb = "is" if len(away) == 1 else "are"
-        raise CommandError(
-            f"{render.and_list(away)} {verb} on vacation and cannot be challenged until "
-            "back; try again later"
-        )
-
-
-def _previous_challenge_handler() -> Callable[[MailContext, Any], None]:
-    """The challenge handler this module stands in front of (game_commands', if any)."""
-    import importlib
-
-    try:
-        module = importlib.import_module(f"{__package__}.game_commands")
-    except ModuleNotFoundError as error:
-        if error.name != f"{__package__}.game_commands":
-            raise
-    else:
-        handler = getattr(module, "HANDLERS", {}).get(parsing.Challenge)
-        if handler is not None:
-            return handler  # type: ignore[no-any-return]
-    from . import mailroom
-
-    return mailroom._challenge
-
-
-def challenge(ctx: MailContext, c: parsing.Challenge) -> None:
-    refuse_players_on_vacation(ctx, c.userids)
-    _previous_challenge_handler()(ctx, c)
-
-
 # -------------------------------------------------------------------- password reset
 def new_code() -> str:
     return "".join(secrets.choice(_CODE_ALPHABET) for _ in range(_CODE_LENGTH))
@@ -400,5 +363,4 @@ HANDLERS: dict[type, Callable[[MailContext, Any], None]] = {
     parsing.Vacation: vacation,
     parsing.PasswordReset: password_reset,
     parsing.PasswordSet: password_set,
-    parsing.Challenge: challenge,
 }
