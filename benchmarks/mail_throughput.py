@@ -1,0 +1,587 @@
+"""End-to-end mail throughput: SMTP in -> the server -> the reply in the relay.
+
+    python benchmarks/mail_throughput.py [--backend sqlite|postgresql|both] [--games N]
+                                         [--moves M] [--concurrency C] [--pipelined]
+                                         [--via command|reply] [--robot-games K [--robot NAME]]
+
+For each backend this starts a relay sink (aiosmtpd, in this process) and a real
+``abalone-pbm serve`` process (``python -m abalone_pbm serve`` in a temporary
+directory, with ABALONE_PBM_LISTEN / ABALONE_PBM_RELAY / ABALONE_PBM_DATABASE_URL),
+signs up 2N players and starts N games by SMTP, then plays M moves spread evenly
+over the games. Every move is a real mail ``abalone move <board> <userid>
+<password> <move>`` (the move chosen with the rules core, each game's board tracked
+here), sent by one of C SMTP clients, each with a connection of its own that it
+keeps open. A client takes a game whose turn it is, sends its move and waits for
+the answer before taking the next (at most C moves in flight, one per game); with
+``--pipelined`` it does not wait (up to N moves in flight, queued in the inbox).
+``--via reply`` sends each move as a reply to the board mail's reply address instead
+(the move on the first line; no password, so no argon2 check).
+``--robot-games K`` also starts K games against a computer player (by mail, before
+the moves), each left waiting for its human player to move.
+
+The latency of a move runs from the end of its SMTP transaction (the server's 250
+after DATA: the mail is stored) to the arrival at the relay sink of the board mail
+for the mover (the one answering it: ``In-Reply-To`` is the move's Message-ID).
+The wall time runs from the first move sent to the last board mail relayed (each
+move relays one board mail to each of the two players).
+
+SQLite: a file in the temporary directory (WAL, synchronous=FULL). PostgreSQL: a
+throw-away PostgreSQL 15 server (tests/pg.py, fsync off), one schema. The daily
+reply cap is raised (ABALONE_PBM_DAILY_REPLY_CAP) so a long run is not cut off;
+the server still counts each sender's replies. The client threads and the relay
+sink run in this process, on the same machine as the server.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import queue
+import re
+import smtplib
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from dataclasses import dataclass, field
+from email.message import EmailMessage
+from email.parser import BytesHeaderParser
+from email.policy import compat32
+from pathlib import Path
+from typing import Callable
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _common import REPO, command_line, machine, percentile, quiet_move, start_postgres  # noqa: E402
+
+from aiosmtpd.controller import Controller  # noqa: E402
+
+from abalone_pbm.rules import Board  # noqa: E402
+
+SERVER_ADDRESS = "abalone@localhost"
+_NEW_BOARD = re.compile(r"^New Abalone Board (\d+) ")
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+# -- the relay sink -------------------------------------------------------------------
+
+
+@dataclass
+class Relayed:
+    at: float
+    recipient: str
+    subject: str
+    in_reply_to: str
+    reply_to: str = ""
+
+
+class RelaySink:
+    """The site's MTA: notes when each mail arrives, to whom, its Subject and In-Reply-To."""
+
+    def __init__(self) -> None:
+        self.mails: list[Relayed] = []
+        self.changed = threading.Condition()
+        #: Called with each mail as it arrives (in the sink's thread).
+        self.on_mail: Callable[[Relayed], None] | None = None
+
+    async def handle_DATA(self, server: object, session: object, envelope) -> str:  # type: ignore[no-untyped-def]
+        at = time.perf_counter()
+        headers = BytesHeaderParser(policy=compat32).parsebytes(
+            envelope.original_content or envelope.content)
+        subject = " ".join(str(headers.get("Subject", "")).split())
+        in_reply_to = " ".join(str(headers.get("In-Reply-To", "")).split())
+        reply_to = " ".join(str(headers.get("Reply-To", "")).split())
+        with self.changed:
+            for rcpt in envelope.rcpt_tos:
+                mail = Relayed(at, rcpt.lower(), subject, in_reply_to, reply_to)
+                self.mails.append(mail)
+                if self.on_mail is not None:
+                    self.on_mail(mail)
+            self.changed.notify_all()
+        return "250 OK"
+
+    def wait(self, predicate, timeout: float, what: str) -> None:  # type: ignore[no-untyped-def]
+        deadline = time.monotonic() + timeout
+        with self.changed:
+            while not predicate(self.mails):
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    tail = [(m.recipient, m.subject) for m in self.mails[-5:]]
+                    raise TimeoutError(f"timed out waiting for {what}; last mails: {tail}")
+                self.changed.wait(min(remaining, 1.0))
+
+    def count(self) -> int:
+        with self.changed:
+            return len(self.mails)
+
+
+# -- the server process ---------------------------------------------------------------
+
+
+@dataclass
+class ServeProcess:
+    process: subprocess.Popen[bytes]
+    host: str
+    port: int
+    log: Path
+
+    def announce(self) -> list[str]:
+        lines = self.log.read_text(errors="replace").splitlines()
+        return [line for line in lines if line.startswith("abalone-pbm:")]
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+
+
+def start_server(workdir: Path, relay_port: int, db_url: str) -> ServeProcess:
+    port = free_port()
+    env = dict(os.environ)
+    env.update(
+        ABALONE_PBM_LISTEN=f"127.0.0.1:{port}",
+        ABALONE_PBM_RELAY=f"smtp://127.0.0.1:{relay_port}",
+        ABALONE_PBM_DATABASE_URL=db_url,
+        ABALONE_PBM_ADDRESS=SERVER_ADDRESS,
+        ABALONE_PBM_DAILY_REPLY_CAP=str(10**9),
+        PYTHONPATH=os.pathsep.join(filter(None, [str(REPO), env.get("PYTHONPATH")])),
+    )
+    log = workdir / "serve.log"
+    with open(log, "wb") as out:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "abalone_pbm", "serve"],
+            cwd=workdir, env=env, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
+        )
+    server = ServeProcess(process, "127.0.0.1", port, log)
+    deadline = time.monotonic() + 60
+    while True:
+        if process.poll() is not None:
+            raise RuntimeError("abalone-pbm serve exited:\n" + log.read_text(errors="replace"))
+        try:
+            with socket.create_connection((server.host, port), timeout=0.5):
+                return server
+        except OSError:
+            if time.monotonic() > deadline:
+                server.stop()
+                raise RuntimeError("abalone-pbm serve did not start listening in 60 s") from None
+            time.sleep(0.1)
+
+
+# -- players and games ----------------------------------------------------------------
+
+
+@dataclass
+class Player:
+    userid: str
+    password: str
+
+    @property
+    def address(self) -> str:
+        return f"{self.userid}@example.org"
+
+
+@dataclass
+class Game:
+    index: int
+    players: tuple[Player, Player]
+    number: int = 0
+    board: Board = field(default_factory=lambda: Board.from_layout("standard"))
+    left: int = 0
+    failed: str | None = None
+    #: Each player's reply address for this board, by mail address.
+    reply_to: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass
+class Sent:
+    game: Game
+    move: str
+    message_id: str
+    mover: str
+    smtp_start: float
+    smtp_end: float = 0.0
+    arrived: float = 0.0
+    subject: str = ""
+    answered: threading.Event = field(default_factory=threading.Event)
+
+
+def mail(sender: str, subject: str, message_id: str, to: str = SERVER_ADDRESS,
+         body: str = "") -> bytes:
+    message = EmailMessage()
+    message["From"] = sender
+    message["To"] = to
+    message["Subject"] = subject
+    message["Message-ID"] = message_id
+    message.set_content(body or "\n")
+    return message.as_bytes()
+
+
+class Client:
+    """One SMTP client with a connection of its own, reopened when it breaks."""
+
+    def __init__(self, host: str, port: int) -> None:
+        self.host, self.port = host, port
+        self.smtp: smtplib.SMTP | None = None
+
+    def send(self, sender: str, raw: bytes, to: str = SERVER_ADDRESS) -> None:
+        for attempt in range(3):
+            try:
+                if self.smtp is None:
+                    self.smtp = smtplib.SMTP(self.host, self.port, timeout=60)
+                self.smtp.sendmail(sender, [to], raw)
+                return
+            except (smtplib.SMTPServerDisconnected, ConnectionError, OSError):
+                self.close()
+                if attempt == 2:
+                    raise
+
+    def close(self) -> None:
+        if self.smtp is not None:
+            try:
+                self.smtp.quit()
+            except Exception:
+                pass
+            self.smtp = None
+
+
+# -- one run --------------------------------------------------------------------------
+
+
+@dataclass
+class Result:
+    backend: str
+    moves: int
+    wall: float
+    relayed: int
+    latencies: list[float]
+    smtp_times: list[float]
+    setup: float
+    errors: list[str]
+    missing: int
+    sent: list[Sent] = field(default_factory=list)
+    #: Medians (ms) of the stages of a move in the server, from its log and database.
+    stages: dict[str, list[float]] = field(default_factory=dict)
+
+
+def run(backend: str, db_url: str, args: argparse.Namespace, workdir: Path) -> Result:
+    sink = RelaySink()
+    relay_port = free_port()
+    controller = Controller(sink, hostname="127.0.0.1", port=relay_port)
+    controller.start()
+    server = start_server(workdir, relay_port, db_url)
+    try:
+        for line in server.announce():
+            print(f"  {line}")
+        result = drive(backend, sink, server, args)
+    finally:
+        server.stop()
+        controller.stop()
+    lines = server.log.read_text(errors="replace").splitlines()
+    problems = [line for line in lines if "Traceback" in line or " ERROR " in line
+                or " WARNING " in line]
+    if problems:
+        print(f"  the server logged {len(problems)} warnings or errors, e.g.:")
+        for line in problems[:5]:
+            print(f"    {line}")
+    try:
+        result.stages = stages(db_url, lines, result.sent)
+    except Exception as error:  # a figure less, not a failed run
+        print(f"  (no breakdown: {error.__class__.__name__}: {error})")
+    return result
+
+
+_LOG_LINE = re.compile(r"^(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3}) \w+ [\w.]+: "
+                       r"(inbox|outbox) (\d+): (stored|done|sent)\b")
+
+
+def stages(db_url: str, lines: list[str], sent: list[Sent]) -> dict[str, list[float]]:
+    """Where each move's time went in the server, from the server's log (when each
+    mail was stored, processed and relayed) and its database (which inbox and outbox
+    rows belong to the move, and when the worker claimed it)."""
+    from datetime import datetime
+
+    from sqlalchemy import select
+
+    from abalone_pbm.db.models import InboxMail, OutboxMail
+    from abalone_pbm.db.session import Database
+
+    logged: dict[tuple[str, int, str], datetime] = {}
+    for line in lines:
+        match = _LOG_LINE.match(line)
+        if match:
+            at = datetime.strptime(match.group(1), "%Y-%m-%d %H:%M:%S,%f").astimezone()
+            logged[(match.group(2), int(match.group(3)), match.group(4))] = at
+    keys = {s.message_id: s for s in sent}
+    database = Database(db_url)
+    out: dict[str, list[float]] = {"in the inbox": [], "processing": [], "to the relay": []}
+    try:
+        with database.read() as session:
+            rows = session.execute(
+                select(InboxMail.id, InboxMail.dedup_key, InboxMail.processed_at,
+                       OutboxMail.id, OutboxMail.recipient)
+                .join(OutboxMail, OutboxMail.inbox_id == InboxMail.id)
+                .where(InboxMail.dedup_key.in_(list(keys)))
+            ).all()
+    finally:
+        database.dispose()
+    for inbox_id, key, claimed, outbox_id, recipient in rows:
+        move = keys[key]
+        if recipient.lower() != move.mover.lower():
+            continue
+        stored = logged.get(("inbox", inbox_id, "stored"))
+        done = logged.get(("inbox", inbox_id, "done"))
+        relayed = logged.get(("outbox", outbox_id, "sent"))
+        if stored and claimed:
+            out["in the inbox"].append((claimed - stored).total_seconds() * 1000)
+        if claimed and done:
+            out["processing"].append((done - claimed).total_seconds() * 1000)
+        if done and relayed:
+            out["to the relay"].append((relayed - done).total_seconds() * 1000)
+    return out
+
+
+def drive(backend: str, sink: RelaySink, server: ServeProcess, args: argparse.Namespace) -> Result:
+    started = time.perf_counter()
+    setup_client = Client(server.host, server.port)
+    prefix = backend[0]
+    games = []
+    for g in range(args.games):
+        one = Player(f"{prefix}{2 * g}", f"Pw-{2 * g}x")
+        two = Player(f"{prefix}{2 * g + 1}", f"Pw-{2 * g + 1}x")
+        games.append(Game(g, (one, two)))
+    players = [p for game in games for p in game.players]
+
+    # Sign up every player, then start every game, all by mail.
+    for n, player in enumerate(players):
+        setup_client.send(player.address, mail(player.address, f"signup {player.userid} "
+                                               f"{player.password}", f"<signup{n}@bench>"))
+    sink.wait(lambda mails: sum(m.subject.startswith("Abalone signup") for m in mails)
+              >= len(players), 60 + len(players), "the signup mails")
+    for game in games:
+        one, two = game.players
+        setup_client.send(one.address, mail(one.address, f"abalone challenge {one.userid} "
+                                            f"{two.userid}", f"<challenge{game.index}@bench>"))
+    sink.wait(lambda mails: sum(bool(_NEW_BOARD.match(m.subject)) for m in mails)
+              >= 2 * len(games), 60 + len(games), "the new-board mails")
+    if args.robot_games:
+        # Games against a computer player, each waiting for its human to move.
+        idle = Player(f"{prefix}idle", "Pw-idle")
+        setup_client.send(idle.address, mail(idle.address, f"signup {idle.userid} "
+                                             f"{idle.password}", "<signup-idle@bench>"))
+        for n in range(args.robot_games):
+            setup_client.send(idle.address, mail(idle.address, f"abalone challenge "
+                                                 f"{idle.userid} {args.robot}",
+                                                 f"<robot-challenge{n}@bench>"))
+        sink.wait(lambda mails: sum(m.recipient == idle.address and bool(_NEW_BOARD.match(m.subject))
+                                    for m in mails) >= args.robot_games,
+                  60 + args.robot_games, "the new-board mails of the robot games")
+    setup_client.close()
+    new_boards = [m for m in sink.mails if _NEW_BOARD.match(m.subject)]
+    by_address = {m.recipient: int(_NEW_BOARD.match(m.subject).group(1))  # type: ignore[union-attr]
+                  for m in new_boards}
+    for game in games:
+        game.number = by_address[game.players[0].address]
+        game.reply_to = {m.recipient: m.reply_to for m in new_boards
+                         if m.recipient in (game.players[0].address, game.players[1].address)}
+    setup = time.perf_counter() - started
+
+    # Spread the moves over the games.
+    for game in games:
+        game.left = args.moves // len(games) + (1 if game.index < args.moves % len(games) else 0)
+    total = sum(game.left for game in games)
+    ready: queue.Queue[Game | None] = queue.Queue()
+    for game in games:
+        if game.left:
+            ready.put(game)
+    pending: dict[str, Sent] = {}
+    done: list[Sent] = []
+    lock = threading.Lock()
+    all_answered = threading.Event()
+    if total == 0:
+        all_answered.set()
+
+    def on_mail(relayed: Relayed) -> None:  # in the sink's thread
+        with lock:
+            sent = pending.pop(relayed.in_reply_to, None)
+            if sent is None:
+                return
+            sent.arrived, sent.subject = relayed.at, relayed.subject
+            game = sent.game
+            if "Error" in relayed.subject or not relayed.subject.startswith(
+                    f"Abalone Board {game.number}"):
+                game.failed = f"move {sent.move} on board {game.number}: {relayed.subject}"
+                game.left = 0
+            done.append(sent)
+            finished = len(done) == total or all(g.left == 0 for g in games) and not pending
+        if game.left > 0:
+            ready.put(game)
+        sent.answered.set()
+        if finished:
+            all_answered.set()
+
+    failures: list[BaseException] = []
+
+    def client_thread() -> None:
+        client = Client(server.host, server.port)
+        try:
+            while True:
+                game = ready.get()
+                if game is None:
+                    return
+                board = game.board
+                mover = game.players[board.turn - 1]
+                move = quiet_move(board, game.index)
+                ply = board.ply + 1
+                message_id = f"<move.{game.number}.{ply}.{time.time_ns()}@players.test>"
+                if args.via == "reply":
+                    to = game.reply_to[mover.address]
+                    raw = mail(mover.address, f"Re: Abalone Board {game.number} {mover.userid}",
+                               message_id, to=to, body=f"{move}\n")
+                else:
+                    to = SERVER_ADDRESS
+                    raw = mail(mover.address, f"abalone move {game.number} {mover.userid} "
+                           f"{mover.password} {move}", message_id)
+                board.push_text(move)
+                sent = Sent(game, move, message_id, mover.address, time.perf_counter())
+                with lock:
+                    game.left -= 1
+                    pending[message_id] = sent
+                client.send(mover.address, raw, to)
+                sent.smtp_end = time.perf_counter()
+                if not args.pipelined:
+                    sent.answered.wait(120)
+        except BaseException as error:  # reported below; stop waiting for answers
+            failures.append(error)
+            all_answered.set()
+        finally:
+            client.close()
+
+    base = sink.count()
+    sink.on_mail = on_mail
+    threads = [threading.Thread(target=client_thread, daemon=True) for _ in range(args.concurrency)]
+    t0 = time.perf_counter()
+    for thread in threads:
+        thread.start()
+    all_answered.wait(timeout=max(120.0, total * 2.0))
+    # Each move relays a board mail to both players; wait for the last of them.
+    expected = base + 2 * len(done)
+    try:
+        sink.wait(lambda mails: len(mails) >= expected, 30, "the last board mails")
+    except TimeoutError:
+        pass
+    sink.on_mail = None
+    with sink.changed:
+        phase = [m for m in sink.mails[base:]]
+    end = max((m.at for m in phase), default=t0)
+    for _ in threads:
+        ready.put(None)
+    for thread in threads:
+        thread.join(timeout=60)
+    if failures:
+        raise RuntimeError(f"an SMTP client failed: {failures[0]!r}") from failures[0]
+    answered = [s for s in done if s.smtp_end]
+    return Result(
+        backend=backend,
+        moves=len(done),
+        wall=end - t0,
+        relayed=len(phase),
+        latencies=[(s.arrived - s.smtp_end) * 1000 for s in answered],
+        smtp_times=[(s.smtp_end - s.smtp_start) * 1000 for s in answered],
+        setup=setup,
+        errors=[g.failed for g in games if g.failed],
+        missing=total - len(done),
+        sent=answered,
+    )
+
+
+def report(result: Result) -> None:
+    lat, smtp = result.latencies, result.smtp_times
+    print(f"  set-up: {result.setup:.1f} s (signups and challenges by mail)")
+    print(f"  moves: {result.moves} in {result.wall:.2f} s wall"
+          + (f"; {result.missing} NOT ANSWERED" if result.missing else ""))
+    if result.wall > 0:
+        print(f"  throughput: {result.moves / result.wall:.1f} moves/s, "
+              f"{result.relayed / result.wall:.1f} mails relayed/s ({result.relayed} mails)")
+    print("  latency (end of SMTP transaction -> board mail for the mover at the relay), ms:")
+    print(f"    p50 {percentile(lat, 50):.1f}  p90 {percentile(lat, 90):.1f}  "
+          f"p99 {percentile(lat, 99):.1f}  max {max(lat, default=float('nan')):.1f}")
+    print(f"  SMTP transaction (MAIL..250 after DATA, mail stored), ms: "
+          f"p50 {percentile(smtp, 50):.1f}  p99 {percentile(smtp, 99):.1f}")
+    if result.stages:
+        parts = [f"{name} p50 {percentile(values, 50):.1f} p99 {percentile(values, 99):.1f}"
+                 for name, values in result.stages.items() if values]
+        print("  in the server (its log, ms resolution), ms: " + "; ".join(parts))
+    for error in result.errors:
+        print(f"  ERROR: {error}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--backend", choices=("sqlite", "postgresql", "both"), default="both")
+    parser.add_argument("--games", type=int, default=20)
+    parser.add_argument("--moves", type=int, default=200)
+    parser.add_argument("--concurrency", type=int, default=4)
+    parser.add_argument("--pipelined", action="store_true",
+                        help="clients do not wait for the answer (up to one move per game in flight)")
+    parser.add_argument("--via", choices=("command", "reply"), default="command",
+                        help="moves as 'abalone move' commands with the password (default), "
+                             "or as replies to the board mail's reply address")
+    parser.add_argument("--robot-games", type=int, default=0, metavar="K",
+                        help="also start K games against a computer player, each left "
+                             "waiting for its human player (default 0)")
+    parser.add_argument("--robot", default="pebble", help="the computer player of --robot-games")
+    args = parser.parse_args()
+    if args.games < 1 or args.concurrency < 1 or args.moves < 0:
+        parser.error("--games and --concurrency must be at least 1, --moves at least 0")
+    print(f"$ {command_line()}")
+    print(machine())
+    mode = "pipelined (up to one move per game in flight)" if args.pipelined else \
+        "each client waits for its answer (at most C moves in flight)"
+    print(f"{args.games} games, {args.moves} moves by {args.via}, {args.concurrency} SMTP "
+          f"clients; {mode}"
+          + (f"; {args.robot_games} more games against {args.robot}, waiting for their human"
+             if args.robot_games else ""))
+    backends = ["sqlite", "postgresql"] if args.backend == "both" else [args.backend]
+    postgres = None
+    results = []
+    try:
+        for backend in backends:
+            with tempfile.TemporaryDirectory(prefix=f"abalone-throughput-{backend}-") as tmp:
+                print(f"== {backend}")
+                if backend == "sqlite":
+                    url = f"sqlite:///{Path(tmp) / 'abalone-pbm.sqlite3'}"
+                else:
+                    if postgres is None:
+                        postgres = start_postgres()
+                    url = postgres.create_database("throughput")
+                result = run(backend, url, args, Path(tmp))
+                report(result)
+                results.append(result)
+    finally:
+        if postgres is not None:
+            postgres.stop()
+    if len(results) > 1:
+        print("== summary")
+        print(f"  {'backend':<11} {'moves':>6} {'wall s':>7} {'moves/s':>8} {'mails/s':>8} "
+              f"{'p50 ms':>8} {'p90 ms':>8} {'p99 ms':>8} {'max ms':>8}")
+        for r in results:
+            lat, wall = r.latencies, r.wall or float("nan")
+            print(f"  {r.backend:<11} {r.moves:>6} {r.wall:>7.2f} {r.moves / wall:>8.1f} "
+                  f"{r.relayed / wall:>8.1f} {percentile(lat, 50):>8.1f} "
+                  f"{percentile(lat, 90):>8.1f} {percentile(lat, 99):>8.1f} "
+                  f"{max(lat, default=float('nan')):>8.1f}")
+
+
+if __name__ == "__main__":
+    main()
