@@ -25,6 +25,7 @@ from sqlalchemy import (
     Text,
     UniqueConstraint,
 )
+from sqlalchemy import event
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 from sqlalchemy.types import TypeDecorator
 
@@ -136,6 +137,9 @@ class Game(Base):
     version: Mapped[int] = mapped_column(Integer, default=1)
     #: active | finished | aborted
     status: Mapped[str] = mapped_column(String(16), default="active", index=True)
+    #: The seat to move, read off ``position`` whenever it is set (see below), so
+    #: that "games where a robot is to move" is one indexed query.
+    to_move: Mapped[int] = mapped_column(Integer, default=1)
     #: Who started the game (need not play).
     challenger: Mapped[str | None] = mapped_column(String(20), default=None)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime())
@@ -286,7 +290,11 @@ class OutboxMail(Base):
     sent_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), default=None)
     inbox_id: Mapped[int | None] = mapped_column(ForeignKey("inbox.id"), default=None)
 
-    __table_args__ = (Index("ix_outbox_status_next", "status", "next_attempt_at"),)
+    __table_args__ = (
+        Index("ix_outbox_status_next", "status", "next_attempt_at"),
+        # The daily reply cap counts one address's mails of the last 24 hours.
+        Index("ix_outbox_recipient_created", "recipient", "created_at"),
+    )
 
 
 class ServerCounter(Base):
@@ -298,3 +306,15 @@ class ServerCounter(Base):
     name: Mapped[str] = mapped_column(String(200), unique=True)
     value: Mapped[int] = mapped_column(Integer, default=0)
     updated_at: Mapped[datetime] = mapped_column(UTCDateTime())
+
+
+def seat_to_move(position: str) -> int:
+    """The player to move, the second field of a position text."""
+    fields = position.split()
+    return int(fields[1]) if len(fields) > 1 and fields[1].isdigit() else 1
+
+
+@event.listens_for(Game.position, "set")
+def _keep_to_move(game: Game, position: str, _old: object, _initiator: object) -> None:
+    if isinstance(position, str):
+        game.to_move = seat_to_move(position)

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import logging
 import os
+import threading
 import zlib
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -112,6 +113,7 @@ class Database:
             read_options["postgresql_readonly"] = True
         self._read_engine = self.engine.execution_options(**read_options)
         self._write_engine = self.engine.execution_options(**{_MODE: "write"})
+        self._write_lock = threading.RLock() if self.is_sqlite else None
         self._reads = sessionmaker(bind=self._read_engine, expire_on_commit=False)
         self._writes = sessionmaker(bind=self._write_engine, expire_on_commit=False)
 
@@ -151,8 +153,18 @@ class Database:
 
     @contextmanager
     def write(self) -> Iterator[Session]:
-        """A write transaction: committed when the block ends, rolled back on error."""
-        with self._writes() as session, session.begin():
+        """A write transaction: committed when the block ends, rolled back on error.
+
+        On SQLite the threads of one process also queue on a lock of their own before
+        BEGIN IMMEDIATE: SQLite's busy handler sleeps and retries, so a writer could
+        otherwise miss the short gaps between the worker's transactions for a second or
+        more (the listener storing a mail, the sender marking one sent).
+        """
+        if self._write_lock is None:
+            with self._writes() as session, session.begin():
+                yield session
+            return
+        with self._write_lock, self._writes() as session, session.begin():
             yield session
 
     def dispose(self) -> None:

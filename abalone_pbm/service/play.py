@@ -560,23 +560,20 @@ def show(ctx: MailContext, number: int, ply: int | None) -> None:
 def games(ctx: MailContext, userids: list[str], selection: str) -> None:
     users = [find_user(ctx, u) for u in userids]
     query = select(Game).order_by(Game.number)
-    if selection == "active":
+    if selection in ("active", "next"):
         query = query.where(Game.status == "active")
     elif selection == "inactive":
         query = query.where(Game.status != "active")
-    found = list(ctx.session.scalars(query))
     if users:
-        ids = {u.id for u in users}
-        found = [g for g in found if ids & {s.user_id for s in g.seats}]
-    if selection == "next":
-        found = [g for g in found if g.status == "active" and _to_move_in(g, users)]
+        # The seat that matters: any seat of theirs, or for "next" the seat to move.
+        on_seat = Seat.game_id == Game.id
+        if selection == "next":
+            on_seat = on_seat & (Seat.seat == Game.to_move)
+        query = query.where(
+            select(Seat.id).where(on_seat, Seat.user_id.in_([u.id for u in users])).exists()
+        )
+    found = list(ctx.session.scalars(query))
     ctx.send(mails.games_list(ctx, found, users, selection))
-
-
-def _to_move_in(game: Game, users: list[User]) -> bool:
-    board = load_board(game)
-    seat = next((s for s in game.seats if s.seat == board.turn), None)
-    return seat is not None and (not users or seat.user_id in {u.id for u in users})
 
 
 __all__ = [

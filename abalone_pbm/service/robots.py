@@ -63,23 +63,30 @@ class RobotTurn:
 
 
 def next_robot_turn(session: Session, skip: set[int] | None = None) -> RobotTurn | None:
-    """The oldest-waiting active game whose player to move is a robot."""
+    """The oldest-waiting active game whose player to move is a robot.
+
+    One indexed query over the seat to move, however many games people play against
+    robots while it is their own turn.
+    """
     query = (
         select(Game)
-        .join(Seat, Seat.game_id == Game.id)
+        .join(Seat, (Seat.game_id == Game.id) & (Seat.seat == Game.to_move))
         .join(User, User.id == Seat.user_id)
-        .where(Game.status == "active", User.robot.is_not(None))
+        .where(Game.status == "active", User.robot.is_not(None), Seat.resigned.is_(False))
         .order_by(Game.turn_started_at, Game.number)
-        .distinct()
     )
-    for game in session.scalars(query):
-        if skip and game.number in skip:
-            continue
-        board = load_board(game)
-        seat = next(s for s in game.seats if s.seat == board.turn)
-        if seat.user.robot is not None and not seat.resigned:
-            return RobotTurn(game.number, game.version, seat.seat, seat.user.robot, board)
-    return None
+    if skip:
+        query = query.where(Game.number.not_in(skip))
+    game = session.scalars(query.limit(1)).first()
+    if game is None:
+        return None
+    board = load_board(game)
+    seat = next(s for s in game.seats if s.seat == board.turn)
+    if seat.user.robot is None:  # to_move out of step with the position: never expected
+        log.error("robots: board %d says seat %d is to move, the position %d",
+                  game.number, game.to_move, board.turn)
+        return next_robot_turn(session, (skip or set()) | {game.number})
+    return RobotTurn(game.number, game.version, seat.seat, seat.user.robot, board)
 
 
 def choose(turn: RobotTurn, budget: float) -> Move:

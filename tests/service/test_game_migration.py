@@ -16,8 +16,8 @@ def test_migration_0002_down_and_up_keeps_the_games(database: Database) -> None:
             text(
                 "INSERT INTO games (number, layout, players, options, start_position, "
                 "position, ply, version, status, created_at, updated_at, turn_started_at, "
-                "proposal_votes, withdrawn) VALUES (101, 'standard', 2, '{}', 'x', 'x', 0, 1, "
-                "'active', :now, :now, :now, '', 'barney')"
+                "proposal_votes, withdrawn, to_move) VALUES (101, 'standard', 2, '{}', 'x', 'x', 0, 1, "
+                "'active', :now, :now, :now, '', 'barney', 1)"
             ),
             {"now": now},
         )
@@ -34,3 +34,22 @@ def test_migration_0002_down_and_up_keeps_the_games(database: Database) -> None:
     names = {c["name"] for c in inspect(database.engine).get_columns("games")}
     assert "withdrawn" in names
     assert "ix_seeks_players" in {i["name"] for i in inspect(database.engine).get_indexes("seeks")}
+
+
+def test_migration_0003_reads_the_seat_to_move_off_the_position(database: Database) -> None:
+    database.downgrade("0002")
+    now = datetime(2026, 1, 1, tzinfo=timezone.utc)
+    with database.write() as session:
+        session.execute(
+            text(
+                "INSERT INTO games (number, layout, players, options, start_position, "
+                "position, ply, version, status, created_at, updated_at, turn_started_at, "
+                "proposal_votes) VALUES (101, 'standard', 3, '{}', 'x', :position, 1, 1, "
+                "'active', :now, :now, :now, '')"
+            ),
+            {"now": now, "position": "11111/111111/......./3......2/33.....22/33....22/"
+                                     "33...22/33..22/33.22 2 0,0,0"},
+        )
+    database.upgrade()
+    with database.read() as session:
+        assert session.execute(text("SELECT to_move FROM games")).scalar_one() == 2
