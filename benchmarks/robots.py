@@ -45,6 +45,7 @@ class EngineStats:
     nodes: int = 0
     seconds: float = 0.0
     longest: float = 0.0
+    over_budget: int = 0
 
     def add(self, other: EngineStats) -> None:
         self.moves += other.moves
@@ -55,6 +56,7 @@ class EngineStats:
         self.nodes += other.nodes
         self.seconds += other.seconds
         self.longest = max(self.longest, other.longest)
+        self.over_budget += other.over_budget
 
 
 @dataclass
@@ -111,6 +113,8 @@ def play(spec: GameSpec) -> GameResult:
         st = stats[label[seat]]
         st.moves += 1
         st.longest = max(st.longest, took)
+        if took > spec.budget:
+            st.over_budget += 1
         info = engine.last_info
         if info is not None and info.depths:
             st.searched += 1
@@ -197,7 +201,8 @@ def main(argv: list[str] | None = None) -> int:
         total = EngineStats()
         for r in results:
             total.add(r.stats[key])
-        line = f"  {key}={name}: {total.moves} moves, longest {total.longest:.2f} s"
+        line = (f"  {key}={name}: {total.moves} moves, longest {total.longest:.2f} s "
+                f"({total.over_budget} over the budget)")
         if total.searched:
             line += (f", mean depth {total.depth_total / total.searched:.2f}")
             if total.mid_moves:

@@ -188,7 +188,12 @@ class Board:
         clone._marbles = list(self._marbles)
         clone._ejected = list(self._ejected)
         clone.move_stack = list(self.move_stack)
-        clone._stack = list(self._stack)
+        # pop() installs an undo record's lists and push() then edits them in place:
+        # the copy needs records of its own, or popping it would change this board.
+        clone._stack = [
+            _Undo(list(u.marbles), list(u.ejected), u.turn, u.key, list(u.lost))
+            for u in self._stack
+        ]
         clone._ko_keys = list(self._ko_keys)
         return clone
 

@@ -90,9 +90,18 @@ def next_robot_turn(session: Session, skip: set[int] | None = None) -> RobotTurn
 
 
 def choose(turn: RobotTurn, budget: float) -> Move:
+    """The robot's move; should its engine fail, a legal move all the same, so that a
+    game never hangs on a robot."""
     robot = ROBOTS[turn.robot].create()
-    # The seed makes a robot's play repeatable for the same game and position.
-    return robot.choose_move(turn.board, budget, rng_seed=turn.number * 1000 + turn.board.ply)
+    try:
+        # The seed makes a robot's play repeatable for the same game and position.
+        return robot.choose_move(
+            turn.board, budget, rng_seed=turn.number * 1000 + turn.board.ply
+        )
+    except Exception:
+        log.exception("robots: %s failed on board %d; playing a plain legal move",
+                      turn.robot, turn.number)
+        return min(turn.board.legal_moves, key=str)
 
 
 def apply_robot_move(

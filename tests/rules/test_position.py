@@ -132,3 +132,18 @@ def test_parse_position_helper_round_trip() -> None:
     marbles, turn, ejected = parse_position(STANDARD_START)
     assert make_position(marbles, turn, ejected) == STANDARD_START
     assert len(marbles) == 28
+
+
+def test_a_copy_is_independent_of_its_original() -> None:
+    from abalone_pbm.rules import Board
+
+    board = Board.from_layout("standard")
+    board.push_text("c3-c5,d4")
+    after_one = board.position()
+    clone = board.copy()
+    clone.pop()
+    clone.push_text("a1-c3,d4")
+    clone.pop()
+    assert board.position() == after_one
+    board.pop()
+    assert board.position() == Board.from_layout("standard").position()
