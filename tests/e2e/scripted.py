@@ -6,7 +6,7 @@ Computed with the rules core, so the mail tests drive a real game to its end.
 
 from __future__ import annotations
 
-from abalone_pbm.rules import Board
+from abalone_pbm.rules import Board, Rules
 from abalone_pbm.rules.geometry import CENTRE, ROW_OF, DIAGONAL_OF
 
 
@@ -41,8 +41,8 @@ def _pushes_available(board: Board) -> int:
     return count
 
 
-def scripted_game(max_plies: int = 400) -> list[str]:
-    board = Board.from_layout("standard")
+def scripted_game(max_plies: int = 400, rules: Rules | None = None) -> list[str]:
+    board = Board.from_layout("standard", rules)
     moves: list[str] = []
     while board.outcome() is None and len(moves) < max_plies:
         best, best_key = None, None

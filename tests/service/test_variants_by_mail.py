@@ -68,3 +68,24 @@ def test_variants_that_make_no_sense_are_refused(harness: Harness) -> None:
     assert sent[0].subject == "Abalone error" and "two players" in sent[0].body
     sent = harness.mail("fred@example.org", "abalone challenge -princess -thief fred wilma")
     assert "at most one variant" in sent[0].body
+
+
+def test_a_pillar_game_to_its_end(harness: Harness) -> None:
+    """The pillar has no win of its own: a blitz game (-target=2) around it, by mail."""
+    from abalone_pbm.rules import Rules
+
+    from ..e2e.scripted import scripted_game
+
+    moves = scripted_game(rules=Rules(variant="pillar", target=2))
+    harness.signup("fred", "pw1")
+    harness.signup("wilma", "pw2")
+    mails = harness.challenge("fred", "wilma", options="-pillar -target=2")
+    assert "E- . . . . * . . . ." in mails["fred"].body
+    passwords = {"fred": "pw1", "wilma": "pw2"}
+    sent = []
+    for ply, move in enumerate(moves):
+        who = ("fred", "wilma")[ply % 2]
+        sent = harness.mail(f"{who}@example.org", f"abalone move 101 {who} {passwords[who]} {move}")
+        assert not any("Error" in s.subject for s in sent), sent[0].body
+    assert {s.subject for s in sent} == {"Abalone Board 101"}
+    assert "fred wins" in sent[0].body
