@@ -15,6 +15,8 @@ Before a robot's own policy runs, :class:`BaseRobot` applies two rules of thumb:
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
+
 import random
 import time
 from dataclasses import dataclass, field
@@ -217,7 +219,7 @@ def safe_moves(
     return (safe or moves), True
 
 
-class BaseRobot:
+class BaseRobot(ABC):
     """Shared frame: copy the board, take immediate wins, avoid immediate losses.
 
     Subclasses implement :meth:`pick`, which gets the working copy of the board,
@@ -270,6 +272,7 @@ class BaseRobot:
         info.reason = reason
         return move
 
+    @abstractmethod
     def pick(
         self,
         board: Board,
@@ -279,4 +282,4 @@ class BaseRobot:
         max_depth: int | None,
         info: SearchInfo,
     ) -> Move:
-        raise NotImplementedError
+        """Choose among ``moves`` (legal, and safe when any safe move exists)."""

@@ -145,20 +145,28 @@ class AlphaBeta:
         return board.zobrist_hash()
 
     # ----------------------------------------------------------------- search
-    def _search(self, depth: int, alpha: int, beta: int, ply: int) -> int:
+    def _visit(self, ply: int) -> int | None:
+        """Count the node, watch the clock; the score if the game is over here."""
         self.nodes += 1
         if not self.nodes & CLOCK_MASK and self.deadline is not None:
             if time.perf_counter() > self.deadline:
                 raise _Timeout
+        term = self.evaluator.terminal(self.board)
+        if term is None:
+            return None
+        # Prefer the quicker win and the slower loss.
+        if term > 0:
+            return term - ply
+        if term < 0:
+            return term + ply
+        return 0
+
+    def _search(self, depth: int, alpha: int, beta: int, ply: int) -> int:
+        over = self._visit(ply)
+        if over is not None:
+            return over
         board = self.board
         evaluator = self.evaluator
-        term = evaluator.terminal(board)
-        if term is not None:
-            if term > 0:
-                return term - ply
-            if term < 0:
-                return term + ply
-            return 0
         if depth <= 0:
             return evaluator.evaluate(board)
 
@@ -414,20 +422,8 @@ class AlphaBeta:
 
     def _leaf(self, ply: int) -> int:
         """A node at depth 0: the game's result if it is over, else the evaluation."""
-        self.nodes += 1
-        if not self.nodes & CLOCK_MASK and self.deadline is not None:
-            if time.perf_counter() > self.deadline:
-                raise _Timeout
-        board = self.board
-        evaluator = self.evaluator
-        term = evaluator.terminal(board)
-        if term is not None:
-            if term > 0:
-                return term - ply
-            if term < 0:
-                return term + ply
-            return 0
-        return evaluator.evaluate(board)
+        over = self._visit(ply)
+        return over if over is not None else self.evaluator.evaluate(self.board)
 
     def _cutoff(self, k: int, score: int, depth: int, ply: int) -> None:
         if score >= _SCORE_PUSH:

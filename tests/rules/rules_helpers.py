@@ -155,12 +155,11 @@ def naive_moves(
                 front = line[-1]
                 target = step(front, delta)
                 partner_in_line = any(friend(c) for c in line)
-                if target is None:
-                    pass  # one's own marbles never leave the board
-                elif target not in marbles:
+                # target None: the front is at the edge, and own marbles never leave.
+                if target is not None and target not in marbles:
                     if not partner_in_line:
                         out[(frozenset(line), delta)] = _slide(marbles, line, delta, [])
-                elif enemy(target) and len(line) > 1:
+                elif target is not None and enemy(target) and len(line) > 1:
                     pushed: list[str] = []
                     cell: str | None = target
                     while cell is not None and enemy(cell):
