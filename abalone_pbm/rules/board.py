@@ -573,11 +573,8 @@ class Board:
             self.turn, self._probing_ko = saved_turn, False
 
     def _can_move(self, seat: int) -> bool:
-        own = self._marbles[seat]
-        empty = BOARD_MASK & ~self._occupied()
-        for o in OFFSETS:
-            if (own << o if o > 0 else own >> -o) & empty:
-                return True
+        if _has_step(self._marbles[seat], BOARD_MASK & ~self._occupied()):
+            return True
         return bool(self._generate(seat))
 
     def resign(self, seat: int) -> None:
@@ -602,11 +599,18 @@ class Board:
         if best >= rules.target:
             side = scores.index(best)
             return Outcome(rules.seats_of_side(side), f"pushed off {rules.target} marbles")
-        alive = {
-            rules.side_of(s)
-            for s in range(1, self.players + 1)
-            if not self._resigned >> s & 1 and self._marbles[s] and self._can_move(s)
-        }
+        # The sides that can still move; two are enough to go on (checked cheaply
+        # first: a marble with an empty neighbour).
+        alive: set[int] = set()
+        empty = BOARD_MASK & ~self._occupied()
+        for s in range(1, self.players + 1):
+            side = rules.side_of(s)
+            if side in alive or self._resigned >> s & 1 or not self._marbles[s]:
+                continue
+            if _has_step(self._marbles[s], empty) or self._generate(s):
+                alive.add(side)
+                if len(alive) == 2:
+                    break
         if len(alive) <= 1:
             if not alive:
                 return Outcome((), "no one can move")
@@ -671,6 +675,14 @@ class LegalMoves:
 
     def count(self) -> int:
         return len(self)
+
+
+def _has_step(own: int, empty: int) -> bool:
+    """Whether one of ``own`` marbles has an empty neighbour (then it can move)."""
+    for o in OFFSETS:
+        if (own << o if o > 0 else own >> -o) & empty:
+            return True
+    return False
 
 
 def _count_moves(own: int, enemy: int) -> int:
