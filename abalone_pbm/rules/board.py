@@ -14,6 +14,7 @@ standard game pays nothing for them.
 from __future__ import annotations
 
 import random
+from collections import Counter
 import re
 from dataclasses import dataclass, field
 from typing import Callable, Iterator
@@ -172,6 +173,8 @@ class Board:
         self._resigned = 0  # bit per seat
         self._key = self._compute_key()
         self._ko_keys: list[tuple[int, tuple[int, ...]]] = []
+        #: The same entries counted, so that a repetition is found without a scan.
+        self._ko_seen: Counter[tuple[int, tuple[int, ...]]] = Counter()
         self._start_marbles = [m.bit_count() for m in marbles]
         self._base_ply = ply
         self._probing_ko = False
@@ -195,6 +198,7 @@ class Board:
             for u in self._stack
         ]
         clone._ko_keys = list(self._ko_keys)
+        clone._ko_seen = Counter(self._ko_seen)
         return clone
 
     # ------------------------------------------------------------ inspection
@@ -527,7 +531,7 @@ class Board:
         self._key = key ^ ZOBRIST_TURN[seat] ^ ZOBRIST_TURN[nxt]
         if self.rules.ko:
             # _next_seat may probe moves (ko), which rebinds self._marbles: read it afresh.
-            self._ko_keys.append((seat, (*self._marbles, nxt)))
+            self._remember_ko((seat, (*self._marbles, nxt)))
 
     def pop(self) -> Move:
         """Take back the last move and return it."""
@@ -537,8 +541,13 @@ class Board:
         self.turn = undo.turn
         self._key = undo.key
         if self.rules.ko:
-            self._ko_keys.pop()
+            self._ko_seen[self._ko_keys.pop()] -= 1
         return self.move_stack.pop()
+
+    def _remember_ko(self, entry: tuple[int, tuple[int, ...]]) -> None:
+        """The position a seat's move made, for the ko rule."""
+        self._ko_keys.append(entry)
+        self._ko_seen[entry] += 1
 
     def peek(self) -> Move | None:
         return self.move_stack[-1] if self.move_stack else None
@@ -632,9 +641,9 @@ class Board:
     def _repeats(self, move: Move) -> bool:
         seat = self.turn
         self.push(move)
-        key = self._ko_keys[-1][1]
+        entry = self._ko_keys[-1]
         self.pop()
-        return any(s == seat and k == key for s, k in self._ko_keys)
+        return self._ko_seen[entry] > 0
 
     # ------------------------------------------------------------- notation
     def parse_move(self, text: str) -> Move:
@@ -925,7 +934,7 @@ class VariantBoard(Board):
         self.turn = nxt
         self._key = key ^ ZOBRIST_TURN[seat] ^ ZOBRIST_TURN[nxt]
         if self.rules.ko:
-            self._ko_keys.append((seat, (*self._marbles, self._treasure, nxt)))
+            self._remember_ko((seat, (*self._marbles, self._treasure, nxt)))
 
     def pop(self) -> Move:
         self._treasure, self._event = self._special_stack.pop()
