@@ -639,7 +639,7 @@ class Board:
 
     # ------------------------------------------------------------- ko rule
     def _repeats(self, move: Move) -> bool:
-        seat = self.turn
+        """Whether ``move`` recreates a position its mover made before (the ko rule)."""
         self.push(move)
         entry = self._ko_keys[-1]
         self.pop()

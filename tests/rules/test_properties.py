@@ -16,7 +16,6 @@ from rules_helpers import (
     parse_position,
     played_boards,
     played_games,
-    random_playout,
     random_positions,
     step,
 )

@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import Iterator
 
-import pytest
 from sqlalchemy import select
 
 from abalone_pbm.db import repository

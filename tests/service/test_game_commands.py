@@ -14,7 +14,6 @@ from .game_helpers import (
     subjects,
     text,
     three_players,
-    to,
     two_players,
 )
 from .harness import Harness

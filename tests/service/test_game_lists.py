@@ -7,7 +7,6 @@ from .game_helpers import (
     expect_errors,
     first_round,
     move,
-    only,
     subjects,
     text,
     two_players,
