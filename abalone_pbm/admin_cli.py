@@ -333,8 +333,7 @@ def _games_show(database: Database, settings: Settings, args: argparse.Namespace
 def _games_abort(database: Database, settings: Settings, args: argparse.Namespace) -> int:
     from . import render
     from .clock import SystemClock
-    from .service.accounts import user_addresses
-    from .service.context import MailContext, Outgoing
+    from .service.context import MailContext
     from .service.games import load_board
     from .service.mails import observers_of
 
@@ -362,12 +361,7 @@ def _games_abort(database: Database, settings: Settings, args: argparse.Namespac
         subject, body = render.text_mail(f"Abalone Board {game.number} aborted", text)
         recipients = [s.user for s in game.seats if s.user.robot is None]
         recipients += [user for user, _results_only in observers_of(ctx, game)]
-        sent: set[str] = set()
-        for user in recipients:
-            for address in user_addresses(user):
-                if address not in sent:
-                    sent.add(address)
-                    ctx.send(Outgoing(address, subject, body, auto_submitted="auto-generated"))
+        ctx.send_to_users(recipients, subject, body, auto_submitted="auto-generated")
         count = ctx.flush()
         number = game.number
     print(f"board {number} aborted; {count} mail(s) queued for the players and observers "

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
 from email.message import EmailMessage
@@ -10,6 +11,7 @@ from sqlalchemy.orm import Session
 
 from ..config import Settings
 from ..db import repository
+from ..db.models import User
 from ..mail.compose import compose
 
 
@@ -59,6 +61,28 @@ class MailContext:
 
     def send_to(self, address: str, subject: str, body: str) -> None:
         self.send(Outgoing(address, subject, body))
+
+    def send_to_users(
+        self,
+        users: Iterable[User],
+        subject: str,
+        body: str,
+        *,
+        skip: Iterable[str] = (),
+        auto_submitted: str = "auto-replied",
+    ) -> set[str]:
+        """One mail to every address of the users, each address once (none to those in
+        ``skip``; robots have no address); returns the addresses written to."""
+        done = {a.lower() for a in skip}
+        sent: set[str] = set()
+        for user in users:
+            for entry in user.addresses:
+                if entry.address in done:
+                    continue
+                done.add(entry.address)
+                sent.add(entry.address)
+                self.send(Outgoing(entry.address, subject, body, auto_submitted=auto_submitted))
+        return sent
 
     def reply_address(self, board: int, token: str) -> str:
         settings = self.settings

@@ -45,7 +45,7 @@ from ..render_game import PlayerLine, answer_mail, chat_mail, player_table, prev
 from ..rules import Board, MoveError, Outcome, Rules
 from ..rules.notation import read_cells
 from . import mails, play
-from .accounts import authenticate, find_user, user_addresses
+from .accounts import authenticate, find_user
 from .context import CommandError, MailContext, Outgoing
 from .games import (
     GameOptions,
@@ -442,14 +442,7 @@ def chat(ctx: MailContext, c: parsing.Chat) -> None:
     subject, body = chat_mail(game.number, user.userid, text)
     people = [s.user for s in game.seats]
     people += [u for u, results_only in mails.observers_of(ctx, game) if not results_only]
-    sent: set[str] = set()
-    for person in [*people, user]:
-        if person.robot is not None:
-            continue
-        for address in user_addresses(person):
-            if address not in sent:
-                sent.add(address)
-                ctx.send(Outgoing(address, subject, body))
+    sent = ctx.send_to_users([*people, user], subject, body)
     if ctx.sender.lower() not in sent:
         ctx.reply(subject, body)
 

@@ -10,6 +10,7 @@ from .. import render
 from ..db import repository
 from ..db.models import Game, Observer, Seat, User
 from ..rules import Board
+from .accounts import user_addresses
 from .context import MailContext, Outgoing
 from .games import GameOptions, board_at, load_board, recent_moves, winners_of
 
@@ -148,10 +149,6 @@ def _player_mails(
                     sent.add(address)
                     ctx.send(Outgoing(address, subject, body))
     return sent
-
-
-def user_addresses(user: User) -> list[str]:
-    return [a.address for a in user.addresses]
 
 
 def new_game_mails(ctx: MailContext, game: Game, board: Board) -> set[str]:

@@ -164,13 +164,7 @@ def _observer_copies(
     if not watchers:
         return set()
     subject, body = render.new_game_mail(mails.game_view(ctx, game), board, recipient=None)
-    out: set[str] = set()
-    for user in watchers:
-        for address in user_addresses(user):
-            if address not in sent and address not in out:
-                out.add(address)
-                ctx.send(Outgoing(address, subject, body))
-    return out
+    return ctx.send_to_users(watchers, subject, body, skip=sent)
 
 
 def _sender_userid(ctx: MailContext) -> str | None:
@@ -516,10 +510,7 @@ def withdraw(ctx: MailContext, game: Game, seat: Seat, comment: str = "") -> Non
     view = mails.game_view(ctx, game, comment_by=user, comment=comment, notices=notices)
     sent = mails._player_mails(ctx, game, board, view, render.new_game_mail)
     subject, body = render.new_game_mail(view, board, recipient=None)
-    for address in user_addresses(user):
-        if address not in sent:
-            sent.add(address)
-            ctx.send(Outgoing(address, subject, body))
+    ctx.send_to_users([user], subject, body, skip=sent)
 
 
 def _remove_game(ctx: MailContext, game: Game, user: User, comment: str) -> None:
@@ -536,15 +527,8 @@ def _remove_game(ctx: MailContext, game: Game, user: User, comment: str) -> None
     if comment.strip():
         text += f"\n\n{render.RULE}\n{user.userid} writes:\n{comment.strip()}\n{render.RULE}"
     subject, body = render.text_mail(f"Abalone Board {game.number}", text)
-    sent: set[str] = set()
     people = [s.user for s in game.seats] + [u for u, _ in mails.observers_of(ctx, game)]
-    for person in people:
-        if person.robot is not None:
-            continue
-        for address in user_addresses(person):
-            if address not in sent:
-                sent.add(address)
-                ctx.send(Outgoing(address, subject, body))
+    ctx.send_to_users(people, subject, body)
 
 
 def show(ctx: MailContext, number: int, ply: int | None) -> None:

@@ -125,16 +125,7 @@ def _recipients(ctx: MailContext, userids: Iterable[str]) -> list[User]:
 def _relay(ctx: MailContext, users: Iterable[User], subject: str, body: str,
            skip: Iterable[str] = ()) -> int:
     """One mail per address of the users (each address once); returns how many."""
-    sent = {a.lower() for a in skip}
-    count = 0
-    for user in users:
-        for address in user_addresses(user):
-            if address in sent:
-                continue
-            sent.add(address)
-            ctx.send(Outgoing(address, subject, body))
-            count += 1
-    return count
+    return len(ctx.send_to_users(users, subject, body, skip=skip))
 
 
 def _message_body(sender: User, text: str, how_to_answer: str) -> str:
