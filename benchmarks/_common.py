@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +21,18 @@ if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
 from abalone_pbm.rules import Board  # noqa: E402
+
+
+@dataclass
+class Player:
+    """A person the benchmarks play for."""
+
+    userid: str
+    password: str
+
+    @property
+    def address(self) -> str:
+        return f"{self.userid}@example.org"
 
 
 def quiet_move(board: Board, salt: int = 0) -> str:

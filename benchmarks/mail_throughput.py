@@ -54,7 +54,9 @@ from typing import Callable
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _common import REPO, command_line, machine, percentile, quiet_move, start_postgres  # noqa: E402
+from _common import (  # noqa: E402
+    REPO, Player, command_line, machine, percentile, quiet_move, start_postgres,
+)
 
 from aiosmtpd.controller import Controller  # noqa: E402
 
@@ -179,16 +181,6 @@ def start_server(workdir: Path, relay_port: int, db_url: str) -> ServeProcess:
 
 
 # -- players and games ----------------------------------------------------------------
-
-
-@dataclass
-class Player:
-    userid: str
-    password: str
-
-    @property
-    def address(self) -> str:
-        return f"{self.userid}@example.org"
 
 
 @dataclass

@@ -54,7 +54,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _common import REPO, command_line, machine, percentile, quiet_move, start_postgres  # noqa: E402
+from _common import (  # noqa: E402
+    REPO, Player, command_line, machine, percentile, quiet_move, start_postgres,
+)
 
 from sqlalchemy import func, select  # noqa: E402
 
@@ -78,16 +80,6 @@ class Timing:
     worker: float
     path: float
     robots: float
-
-
-@dataclass
-class Player:
-    userid: str
-    password: str
-
-    @property
-    def address(self) -> str:
-        return f"{self.userid}@example.org"
 
 
 @dataclass
