@@ -28,14 +28,14 @@ from sqlalchemy.orm import Session
 from .clock import Clock
 from .config import Settings
 from .db.models import InboxMail
-from .mail.guards import addresses_in, reason_to_ignore
+from .mail.guards import answer_address, reason_to_ignore
 
 if TYPE_CHECKING:  # pragma: no cover
     from datetime import datetime
 
     from .db.session import Database
 
-__all__ = ["Worker", "Handle", "parse_mail", "reply_address", "error_summary"]
+__all__ = ["Worker", "Handle", "parse_mail", "error_summary"]
 
 log = logging.getLogger(__name__)
 
@@ -50,19 +50,6 @@ def parse_mail(raw: bytes) -> EmailMessage:
     message = email.message_from_bytes(raw, policy=default_policy)
     assert isinstance(message, EmailMessage)
     return message
-
-
-def reply_address(message: EmailMessage, envelope_from: str) -> str:
-    """Where answers to this mail go: Reply-To, else From, else the envelope sender.
-
-    The same rule as the service layer's answers, so the daily cap counts the right
-    address.
-    """
-    for header in ("Reply-To", "From"):
-        found = [a for a in addresses_in(message, header) if "@" in a]
-        if found:
-            return found[0].strip().strip("<>").lower()
-    return (envelope_from or "").strip().strip("<>").lower()
 
 
 def error_summary(error: BaseException, limit: int = 4000) -> str:
@@ -108,7 +95,7 @@ class Worker:
                 message = parse_mail(bytes(mail.raw))
                 reason = reason_to_ignore(message, mail.envelope_from or "", self.settings.address)
                 if reason is None:
-                    answer_to = reply_address(message, mail.envelope_from or "")
+                    answer_to = answer_address(message, mail.envelope_from or "")
                     cap = self.settings.daily_reply_cap
                     if cap and answer_to and replies_sent_today(session, answer_to, now) >= cap:
                         reason = f"daily reply cap ({cap}) reached for {answer_to}"

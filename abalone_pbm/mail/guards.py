@@ -129,3 +129,16 @@ def reason_to_ignore(
         if is_our_address(address, our_address):
             return "Reply-To is our own address"
     return None
+
+
+def answer_address(message: EmailMessage, envelope_from: str) -> str:
+    """Where answers to this mail go: Reply-To, else From, else the envelope sender.
+
+    The worker's daily cap and the service layer's answers both use it, so the cap
+    counts the address the answers really go to.
+    """
+    for header in ("Reply-To", "From"):
+        found = [a for a in addresses_in(message, header) if "@" in a]
+        if found:
+            return found[0].strip().strip("<>").lower()
+    return (envelope_from or "").strip().strip("<>").lower()

@@ -12,7 +12,7 @@ import logging
 from collections.abc import Callable
 from datetime import datetime
 from email.message import EmailMessage
-from email.utils import getaddresses, parseaddr
+from email.utils import getaddresses
 from typing import Any
 
 from sqlalchemy.orm import Session
@@ -21,6 +21,7 @@ from .. import parsing
 from ..config import Settings
 from ..db import repository
 from ..db.models import InboxMail
+from ..mail.guards import answer_address
 from . import accounts, mails, play
 from .context import CommandError, MailContext
 
@@ -45,7 +46,7 @@ def process_mail(
 def _context(
     session: Session, mail: InboxMail, message: EmailMessage, now: datetime, settings: Settings
 ) -> MailContext:
-    sender = _answer_address(message, mail.envelope_from)
+    sender = answer_address(message, mail.envelope_from)
     message_id = (message.get("Message-ID") or "").strip() or None
     references = (message.get("References") or "").split()
     subject = parsing.strip_subject_prefixes(str(message.get("Subject") or ""))
@@ -61,17 +62,6 @@ def _context(
         references=references,
         inbox_id=mail.id,
     )
-
-
-def _answer_address(message: EmailMessage, envelope_from: str) -> str:
-    """Where answers go: Reply-To, else From, else the envelope sender."""
-    for header in ("Reply-To", "From"):
-        value = message.get(header)
-        if value:
-            address = parseaddr(str(value))[1]
-            if "@" in address:
-                return address
-    return envelope_from
 
 
 def _reply_target(
