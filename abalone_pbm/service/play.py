@@ -12,6 +12,7 @@ from ..render_game import answer_mail, wrap_text
 from ..db import repository
 from ..db.models import Game, Observer, Seat, User
 from ..rules import Board, MoveError, Outcome, get_layout, layout_names
+from ..rules.variants import pick_variant, variant_names
 from . import mails
 from .accounts import authenticate, find_user, user_addresses
 from .context import CommandError, MailContext, Outgoing
@@ -25,9 +26,9 @@ from .games import (
     seat_number,
     seat_of,
     start_position_for,
+    winners_of,
 )
 from .ratings import rate_game
-from ..rules.variants import pick_variant, variant_names
 
 MAX_DAYS = 365
 
@@ -370,10 +371,8 @@ def _queued_move_dropped(
 
 def apply_ratings(game: Game) -> list[tuple[Seat, float, float]]:
     """Rate a finished game; returns (seat, before, after) for each rated seat."""
-    from .games import GameOptions, winners_of
-
     rules = GameOptions.from_json(game.options).rules(game.players)
-    humans = [s for s in game.seats]
+    humans = list(game.seats)
     ratings = {s.seat: (s.user.rating, s.user.rated_games) for s in humans}
     sides = {s.seat: rules.side_of(s.seat) for s in humans}
     winners = winners_of(game)
