@@ -112,4 +112,32 @@ def load_settings(
     converted = {
         name: _convert(name, raw, getattr(settings, name)) for name, raw in values.items()
     }
-    return replace(settings, **converted)
+    result = replace(settings, **converted)
+    _check(result)
+    return result
+
+
+def _check(settings: Settings) -> None:
+    """Refuse settings the server could not use, naming the variable, before anything
+    starts (rather than a traceback from deep inside)."""
+    host, colon, port = settings.listen.rpartition(":")
+    if not colon or not host or not port.isdigit() or not 0 <= int(port) <= 65535:
+        raise ValueError(
+            f"{PREFIX}LISTEN must be host:port, e.g. 127.0.0.1:8025, not {settings.listen!r}"
+        )
+    local, at, domain = settings.address.partition("@")
+    if not at or not local or not domain or "+" in local:
+        raise ValueError(
+            f"{PREFIX}ADDRESS must be a plain mail address such as abalone@example.org, "
+            f"not {settings.address!r}"
+        )
+    if settings.relay is not None:
+        rest = settings.relay.removeprefix("smtp://")
+        _, colon, port = rest.rstrip("/").rpartition(":")
+        if not settings.relay.startswith("smtp://") or (colon and not port.isdigit()):
+            raise ValueError(
+                f"{PREFIX}RELAY must be smtp://host:port, e.g. smtp://127.0.0.1:25, "
+                f"not {settings.relay!r}"
+            )
+    if settings.max_message_bytes < 1:
+        raise ValueError(f"{PREFIX}MAX_MESSAGE_BYTES must be a positive number of bytes")

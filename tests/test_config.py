@@ -1,0 +1,48 @@
+"""Settings: defaults, the environment, and clear refusals of unusable values."""
+
+from __future__ import annotations
+
+import pytest
+
+from abalone_pbm.config import Settings, load_settings
+
+
+def test_defaults_are_the_documented_ones() -> None:
+    settings = load_settings(environ={})
+    assert settings == Settings()
+    assert settings.database_url == "sqlite:///var/abalone-pbm.sqlite3"
+    assert (settings.listen_host, settings.listen_port) == ("127.0.0.1", 8025)
+    assert settings.lmtp is False and settings.relay is None
+    assert settings.max_message_bytes == 262144
+
+
+def test_the_environment_sets_every_variable() -> None:
+    settings = load_settings(environ={
+        "ABALONE_PBM_LISTEN": "0.0.0.0:2525",
+        "ABALONE_PBM_LMTP": "on",
+        "ABALONE_PBM_ADDRESS": "games@pbm.example",
+        "ABALONE_PBM_RELAY": "smtp://mx.example:587",
+        "ABALONE_PBM_MAX_MESSAGE_BYTES": "100000",
+    })
+    assert settings.listen_port == 2525 and settings.lmtp
+    assert (settings.address_local, settings.address_domain) == ("games", "pbm.example")
+    assert settings.relay_host_port == ("mx.example", 587)
+    assert settings.max_message_bytes == 100000
+
+
+@pytest.mark.parametrize(
+    "variable, value",
+    [
+        ("ABALONE_PBM_LISTEN", "nohost"),
+        ("ABALONE_PBM_LISTEN", "127.0.0.1:http"),
+        ("ABALONE_PBM_ADDRESS", "abalone"),
+        ("ABALONE_PBM_ADDRESS", "abalone+x@example.org"),
+        ("ABALONE_PBM_RELAY", "mail.example.org"),
+        ("ABALONE_PBM_LMTP", "maybe"),
+        ("ABALONE_PBM_MAX_MESSAGE_BYTES", "lots"),
+        ("ABALONE_PBM_MAX_MESSAGE_BYTES", "0"),
+    ],
+)
+def test_unusable_values_are_refused_by_name(variable: str, value: str) -> None:
+    with pytest.raises(ValueError, match=variable):
+        load_settings(environ={variable: value})
