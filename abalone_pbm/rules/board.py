@@ -15,28 +15,24 @@ from __future__ import annotations
 
 import random
 from collections import Counter
-import re
 from dataclasses import dataclass, field
 from typing import Callable, Iterator
 
 from .geometry import (
     AXES,
     BOARD_MASK,
-    CELL_BY_NAME,
     CELL_NAMES,
     CELLS,
     GRID_MASK,
     OFFSETS,
-    direction_between,
     iter_bits,
-    opposite,
 )
 from .layouts import ROW_LENGTHS, Layout, get_layout
-from .moves import GameOverError, IllegalMoveError, InvalidMoveError, Move
+from .moves import Move
+from .notation import parse_move
 from .variants import NEUTRAL_CHAR, TREASURE_CHARS, Variant, get_variant
 
 MAX_PLAYERS = 6
-NUMBER_WORDS = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine")
 
 
 class PositionError(ValueError):
@@ -111,16 +107,6 @@ ZOBRIST_CELLS, ZOBRIST_TURN = _zobrist_table()
 #: XORed in (besides the owner's marble) for a treasure on a cell (thief).
 _TREASURE_RNG = random.Random(0x7EA5)
 ZOBRIST_TREASURE = [_TREASURE_RNG.getrandbits(64) for _ in range(GRID_MASK.bit_length())]
-_MOVE_RE = re.compile(r"([a-z])(\d+)(?:-([a-z])(\d+))?,([a-z])(\d+)")
-
-
-def _cell_from(row: str, diagonal: str) -> int:
-    name = f"{row}{diagonal}"
-    if name not in CELL_BY_NAME:
-        raise InvalidMoveError(f"{name} is not a cell of the board")
-    return CELL_BY_NAME[name]
-
-
 class Board:
     """An Abalone position with its move history; ``push`` plays, ``pop`` takes back.
 
@@ -291,7 +277,7 @@ class Board:
         return key
 
     # -------------------------------------------------------------- masks
-    def _side_masks(self, seat: int) -> tuple[int, int, int]:
+    def side_masks(self, seat: int) -> tuple[int, int, int]:
         """(own, partners', enemy) marble masks for the seat."""
         own = self._marbles[seat]
         friends = 0
@@ -321,7 +307,7 @@ class Board:
             return iter(())
         moves = self._generate(self.turn)
         if self.rules.ko:
-            moves = [m for m in moves if not self._repeats(m)]
+            moves = [m for m in moves if not self.repeats(m)]
         return iter(moves)
 
     def _generate(self, seat: int) -> list[Move]:
@@ -330,7 +316,7 @@ class Board:
         return self._generate_fast(seat)
 
     def _generate_fast(self, seat: int) -> list[Move]:
-        own, _, enemy = self._side_masks(seat)
+        own, _, enemy = self.side_masks(seat)
         occupied = own | enemy | self._fixed
         empty = BOARD_MASK & ~occupied
         free = GRID_MASK & ~occupied
@@ -419,7 +405,7 @@ class Board:
 
         Also serves as the reference the fast generator is tested against.
         """
-        own, friends, enemy = self._side_masks(seat)
+        own, friends, enemy = self.side_masks(seat)
         occupied = own | friends | enemy | self._fixed
         empty = BOARD_MASK & ~occupied
         mine = own | friends
@@ -463,7 +449,7 @@ class Board:
             return sum(1 for _ in self.generate_legal_moves())
         if self.is_game_over():
             return 0
-        own, _, enemy = self._side_masks(self.turn)
+        own, _, enemy = self.side_masks(self.turn)
         return _count_moves(own, enemy)
 
     # ------------------------------------------------------------ playing
@@ -577,7 +563,7 @@ class Board:
         saved_turn = self.turn
         self.turn, self._probing_ko = seat, True
         try:
-            return any(not self._repeats(m) for m in self._generate(seat))
+            return any(not self.repeats(m) for m in self._generate(seat))
         finally:
             self.turn, self._probing_ko = saved_turn, False
 
@@ -638,8 +624,11 @@ class Board:
         return self.outcome() is not None
 
     # ------------------------------------------------------------- ko rule
-    def _repeats(self, move: Move) -> bool:
-        """Whether ``move`` recreates a position its mover made before (the ko rule)."""
+    def repeats(self, move: Move) -> bool:
+        """Whether ``move`` recreates a position its mover made before (the ko rule;
+        always False without it)."""
+        if not self.rules.ko:
+            return False
         self.push(move)
         entry = self._ko_keys[-1]
         self.pop()
@@ -648,8 +637,6 @@ class Board:
     # ------------------------------------------------------------- notation
     def parse_move(self, text: str) -> Move:
         """Read a move in pbmserv notation and check it, explaining any refusal."""
-        from .notation import parse_move
-
         return parse_move(self, text)
 
     def push_text(self, text: str) -> Move:
@@ -873,8 +860,8 @@ class VariantBoard(Board):
         return clone
 
     # ---------------------------------------------------------- generation
-    def _side_masks(self, seat: int) -> tuple[int, int, int]:
-        own, friends, enemy = super()._side_masks(seat)
+    def side_masks(self, seat: int) -> tuple[int, int, int]:
+        own, friends, enemy = super().side_masks(seat)
         return own, friends, enemy & ~self._fixed
 
     def count_legal_moves(self) -> int:
@@ -951,16 +938,10 @@ class VariantBoard(Board):
 
 __all__ = [
     "Board",
-    "GameOverError",
-    "IllegalMoveError",
-    "InvalidMoveError",
     "LegalMoves",
     "Outcome",
     "PositionError",
     "Rules",
     "VariantBoard",
     "starting_position",
-    "direction_between",
-    "opposite",
-    "NUMBER_WORDS",
 ]

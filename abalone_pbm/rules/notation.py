@@ -12,13 +12,11 @@ Two forms (case-insensitive, blanks allowed):
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
+from typing import Iterator, Protocol
 
 from .geometry import BOARD_MASK, CELL_BY_NAME, CELL_NAMES, OFFSETS, direction_between, opposite
 from .moves import GameOverError, IllegalMoveError, InvalidMoveError, Move
-
-if TYPE_CHECKING:
-    from .board import Board
+from .variants import Variant
 
 _MOVE = re.compile(r"([a-z])(\d{1,2})(?:-([a-z])(\d{1,2}))?,([a-z])(\d{1,2})")
 _WORDS = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine")
@@ -36,13 +34,42 @@ def _cell(row: str, number: str) -> int:
     return CELL_BY_NAME[name]
 
 
+class MoveReadingBoard(Protocol):
+    """What reading a move needs to know of a position (``board.Board`` has it all).
+
+    The board module calls :func:`parse_move` for ``Board.parse_move``; this protocol
+    lets notation stand below it without knowing the class.
+    """
+
+    @property
+    def turn(self) -> int: ...
+
+    @property
+    def players(self) -> int: ...
+
+    @property
+    def variant(self) -> Variant | None: ...
+
+    def is_game_over(self) -> bool: ...
+
+    def side_masks(self, seat: int) -> tuple[int, int, int]: ...
+
+    def owner(self, cell: int) -> int | None: ...
+
+    def is_treasure(self, cell: int) -> bool: ...
+
+    def repeats(self, move: Move) -> bool: ...
+
+    def generate_legal_moves(self) -> Iterator[Move]: ...
+
+
 class _Reader:
     """Knows who is who on the board from the point of view of the player to move."""
 
-    def __init__(self, board: Board) -> None:
+    def __init__(self, board: MoveReadingBoard) -> None:
         self.board = board
         self.seat = board.turn
-        own, friends, enemy = board._side_masks(self.seat)
+        own, friends, enemy = board.side_masks(self.seat)
         self.own, self.friends, self.enemy = own, friends, enemy
 
     def describe(self, cell: int) -> str:
@@ -162,7 +189,7 @@ def read_cells(text: str) -> tuple[int, int | None, int]:
     return first, second, last
 
 
-def parse_move(board: Board, text: str) -> Move:
+def parse_move(board: MoveReadingBoard, text: str) -> Move:
     """Read ``text`` as a move for the player to move on ``board`` and check it."""
     first, second, last = read_cells(text)
     if board.is_game_over():
@@ -172,11 +199,12 @@ def parse_move(board: Board, text: str) -> Move:
         move = _read_single(reader, first, last)
     else:
         move = _read_line(reader, first, second, last)
-    if board.rules.ko and board._repeats(move):
+    if board.repeats(move):
         raise IllegalMoveError(
             "that would repeat a position you created before, which the ko rule forbids"
         )
-    if move not in board._generate(board.turn):  # a safety net: the checks above agree
+    # A safety net (the checks above agree); not a repetition, as just checked.
+    if move not in board.generate_legal_moves():
         raise IllegalMoveError(f"{move} is not a legal move here")
     return move
 

@@ -84,13 +84,21 @@ treasure).  For example, after player 1 has pushed the princess off at e9:
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, ClassVar, Final, Iterable
+from typing import ClassVar, Final, Iterable, Protocol
 
 from .geometry import CELL_NAMES, CENTRE, DIAGONAL_OF, ROW_OF
 from .layouts import Layout, get_layout
 
-if TYPE_CHECKING:
-    from .board import Rules
+
+class Seating(Protocol):
+    """Who plays with whom: what a variant's result needs of ``board.Rules``."""
+
+    @property
+    def players(self) -> int: ...
+
+    def side_of(self, seat: int) -> int: ...
+
+    def seats_of_side(self, side: int) -> tuple[int, ...]: ...
 
 #: The position-text character of the neutral marble.
 NEUTRAL_CHAR: Final = "*"
@@ -182,7 +190,7 @@ class Variant:
         """Raise ValueError unless ``event`` is one this variant writes."""
         raise ValueError(f"the {self.name or 'standard'} game has no event {event!r}")
 
-    def result(self, event: str, rules: Rules) -> tuple[tuple[int, ...], str]:
+    def result(self, event: str, rules: Seating) -> tuple[tuple[int, ...], str]:
         """(winning seats, reason) for an event of :meth:`on_eject`."""
         raise ValueError(f"the {self.name or 'standard'} game has no event {event!r}")
 
@@ -199,7 +207,7 @@ class _CentreMarble(Variant):
         return {CENTRE: NEUTRAL_CHAR}
 
 
-def _side_winners(seat: int, rules: Rules) -> tuple[int, ...]:
+def _side_winners(seat: int, rules: Seating) -> tuple[int, ...]:
     return rules.seats_of_side(rules.side_of(seat))
 
 
@@ -226,7 +234,7 @@ class Princess(_CentreMarble):
         if not match or int(match.group(1)) > players:
             raise ValueError(f"{event!r} is not a princess event; write *N (player N pushed it off)")
 
-    def result(self, event: str, rules: Rules) -> tuple[tuple[int, ...], str]:
+    def result(self, event: str, rules: Seating) -> tuple[tuple[int, ...], str]:
         return _side_winners(int(event[1]), rules), "pushed off the princess"
 
 
@@ -261,7 +269,7 @@ class Soccer(_CentreMarble):
                 "or *N- (player N scored an own goal)"
             )
 
-    def result(self, event: str, rules: Rules) -> tuple[tuple[int, ...], str]:
+    def result(self, event: str, rules: Seating) -> tuple[tuple[int, ...], str]:
         seat, kind = int(event[1]), event[2]
         if kind == "+":
             return (seat,), "pushed the ball off an edge of the opponent's half"
@@ -303,7 +311,7 @@ class Thief(Variant):
                 "pushed it off (b1: player 1 pushed off player 2's treasure)"
             )
 
-    def result(self, event: str, rules: Rules) -> tuple[tuple[int, ...], str]:
+    def result(self, event: str, rules: Seating) -> tuple[tuple[int, ...], str]:
         owner, seat = TREASURE_CHARS.index(event[0]) + 1, int(event[1])
         whose = "the opponent's" if rules.players == 2 else f"player {owner}'s"
         return _side_winners(seat, rules), f"pushed off {whose} treasure"
@@ -396,6 +404,7 @@ __all__ = [
     "TREASURE_CHARS",
     "VARIANTS",
     "Pillar",
+    "Seating",
     "Princess",
     "Soccer",
     "Thief",
