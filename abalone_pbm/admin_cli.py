@@ -391,7 +391,7 @@ def _headers(raw: bytes) -> tuple[str, str]:
     from email.parser import BytesHeaderParser
     from email.utils import parseaddr
 
-    from .parsing import mask_passwords
+    from .protocol import mask_passwords
 
     try:
         headers = BytesHeaderParser(policy=email.policy.default).parsebytes(raw)

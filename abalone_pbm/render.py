@@ -35,7 +35,7 @@ import jinja2
 
 import abalone_pbm
 
-from . import parsing
+from . import protocol
 from .rules import Board, Rules, get_layout, layout_names
 from .rules.geometry import CELLS, ROW_OF
 from .rules.variants import HALVES, pick_variant
@@ -299,7 +299,7 @@ class GameView:
     ``players``: userids by seat, seat 1 first.  ``moves``: ``(ply, seat, text)`` for
     every move played so far (plies from 1; only the last :data:`RECENT_ROUNDS` rounds
     are printed while the game runs, all of them at the end).  ``options``: the
-    challenge options as :class:`abalone_pbm.parsing.Challenge` holds them (names
+    challenge options as :class:`abalone_pbm.protocol.Challenge` holds them (names
     without dash; ``True`` or the value).  ``notices``: extra sentences shown first
     (``"wilma resigned."``); ``withdrawn``: userids who withdrew in the first round;
     ``resigned``: userids who resigned but whose marbles stay.  ``result`` and
@@ -677,7 +677,7 @@ def error_mail(
     unchanged board when ``game`` and ``board`` are given.
 
     The body: the error text, the syntax line (``syntax``: a bare usage or a full
-    ``Syntax is "..."`` line, as :class:`~abalone_pbm.parsing.CommandSyntaxError` has
+    ``Syntax is "..."`` line, as :class:`~abalone_pbm.protocol.CommandSyntaxError` has
     it), the board, then the original mail quoted with ``> `` and every password masked.
     """
     if syntax and not syntax.startswith("Syntax is"):
@@ -685,7 +685,7 @@ def error_mail(
     context: dict[str, Any] = {
         "message": message.rstrip(),
         "syntax": syntax or "",
-        "quoted": parsing.quote_original(original_subject, original_body),
+        "quoted": protocol.quote_original(original_subject, original_body),
         "has_game": game is not None and board is not None,
     }
     if game is not None and board is not None:
@@ -705,9 +705,9 @@ def error_mail(
 
 
 def syntax_error_mail(
-    error: parsing.CommandSyntaxError, *, original_subject: str, original_body: str = ""
+    error: protocol.CommandSyntaxError, *, original_subject: str, original_body: str = ""
 ) -> tuple[str, str]:
-    """:func:`error_mail` for a :class:`~abalone_pbm.parsing.CommandSyntaxError`."""
+    """:func:`error_mail` for a :class:`~abalone_pbm.protocol.CommandSyntaxError`."""
     return error_mail(
         error.message,
         syntax=error.syntax,
@@ -738,7 +738,7 @@ def help_mail(
     robots: Sequence[tuple[str, str]] = (),
     server_address: str = "abalone@localhost",
 ) -> tuple[str, str]:
-    """Help, made from the command registry of :mod:`abalone_pbm.parsing`.
+    """Help, made from the command registry of :mod:`abalone_pbm.protocol.registry`.
 
     ``help`` (no topics): every command with its syntax and a summary; ``abalone help``
     (``game=True``): the rules, the notation and the game commands.  Topics are command
@@ -756,7 +756,7 @@ def help_mail(
         for length in (3, 2, 1):
             candidate = " ".join(words[i : i + length])
             if len(words) - i >= length:
-                spec = parsing.find_command(candidate)
+                spec = protocol.find_command(candidate)
                 if spec is not None:
                     break
         if spec is not None:
@@ -775,8 +775,8 @@ def help_mail(
         name = "help_abalone.txt" if game else "help.txt"
         body = _body(
             name,
-            server=parsing.server_commands(),
-            games=parsing.game_commands(),
+            server=protocol.server_commands(),
+            games=protocol.game_commands(),
             topics=TOPIC_NAMES,
             address=server_address,
             rules=_help_topic("rules", robots, server_address).rstrip("\n") if game else "",
@@ -789,8 +789,8 @@ def help_mail(
         sections.append(
             _body("help_unknown.txt",
                 unknown=unknown,
-                server=parsing.server_commands(),
-                games=parsing.game_commands(),
+                server=protocol.server_commands(),
+                games=protocol.game_commands(),
                 topics=TOPIC_NAMES,
             ).rstrip("\n")
         )
@@ -838,7 +838,7 @@ def text_mail(
 ) -> tuple[str, str]:
     """A short answer (``Vacation is on for fred.``) with the original quoted if given."""
     quoted = (
-        parsing.quote_original(original_subject, original_body)
+        protocol.quote_original(original_subject, original_body)
         if original_subject is not None
         else ""
     )

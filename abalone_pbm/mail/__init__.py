@@ -2,6 +2,7 @@
 
 - ``listener``: SMTP/LMTP intake (aiosmtpd); stores each mail before answering 250.
 - ``intake``: storing a mail in the inbox (listener and ``abalone-pbm process``).
+- ``decoding``: the text of a received mail (charsets, format=flowed, HTML).
 - ``guards``: mail that must not be answered (auto-replies, lists, bounces, loops).
 - ``compose``: the server's outgoing mail, one recipient each.
 - ``sender``: delivers the outbox to the relay or a Maildir, with retries.

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from abalone_pbm.parsing import mask_passwords, quote_original
+from abalone_pbm.protocol.masking import mask_passwords, quote_original
 
 M = "********"
 

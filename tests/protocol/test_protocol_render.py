@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from abalone_pbm import parsing, render
+from abalone_pbm import protocol, render
 from abalone_pbm.render import (
     Comment,
     GameView,
@@ -357,8 +357,8 @@ def test_game_over_from_the_rules_outcome() -> None:
 def test_error_mail_before_a_board_is_involved() -> None:
     subject_line = "Re: abalone move 101 fred Secret"
     try:
-        parsing.parse_command(subject_line, "")
-    except parsing.CommandSyntaxError as error:
+        protocol.parse_command(subject_line, "")
+    except protocol.CommandSyntaxError as error:
         subject, body = syntax_error_mail(error, original_subject=subject_line, original_body="hi")
     assert subject == "Abalone error"
     assert body.split("\n")[:2] == [
@@ -395,11 +395,11 @@ def test_error_mail_accepts_a_bare_usage() -> None:
 def test_help_is_generated_from_the_registry() -> None:
     subject, body = help_mail()
     assert subject == "Abalone help"
-    for spec in parsing.COMMANDS.values():
+    for spec in protocol.COMMANDS.values():
         assert spec.syntax in body
     subject, body = help_mail(["move"])
     assert subject == "Abalone help: move"
-    assert body.startswith(parsing.COMMANDS["abalone move"].syntax + "\n")
+    assert body.startswith(protocol.COMMANDS["abalone move"].syntax + "\n")
     assert "(also: abalone board, abalone mvoe)" in body
     assert help_mail(["change", "password"])[0] == "Abalone help: change password"
     assert help_mail(["abalone", "challenge"])[0] == "Abalone help: challenge"
@@ -411,7 +411,7 @@ def test_abalone_help_has_rules_notation_and_game_commands() -> None:
     body = help_mail(game=True)[1]
     assert "The rules" in body and "Writing moves" in body
     assert STANDARD in body
-    for spec in parsing.game_commands():
+    for spec in protocol.game_commands():
         assert spec.syntax in body
 
 

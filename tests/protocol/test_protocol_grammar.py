@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from abalone_pbm import parsing as p
-from abalone_pbm.parsing import CommandSyntaxError, parse_command
+from abalone_pbm import protocol as p
+from abalone_pbm.protocol import CommandSyntaxError, parse_command
 
 
 def syntax_of(name: str) -> str:

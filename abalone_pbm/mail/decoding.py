@@ -1,0 +1,162 @@
+"""The text of a received mail: the first plain-text part decoded (charset,
+``format=flowed``), or the HTML part turned into text, quotes kept as ``>``."""
+
+from __future__ import annotations
+
+import codecs
+import email.message
+import re
+from html.parser import HTMLParser
+
+
+class _HTMLText(HTMLParser):
+    """A crude HTML-to-text converter: blocks become lines, blockquotes ``>`` quotes."""
+
+    _BLOCK = {
+        "p", "div", "br", "tr", "li", "ul", "ol", "table", "h1", "h2", "h3", "h4", "h5",
+        "h6", "pre", "hr", "blockquote", "section", "article", "header", "footer",
+    }
+    _SKIP = {"script", "style", "head", "title"}
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.lines: list[tuple[int, str]] = []
+        self.current: list[str] = []
+        self.depth = 0
+        self.skip = 0
+        self.pre = 0
+
+    def _flush(self) -> None:
+        text = "".join(self.current)
+        if not self.pre:
+            text = re.sub(r"[ \t\r\n\f\v]+", " ", text).strip()
+        for part in text.split("\n"):
+            self.lines.append((self.depth, part.rstrip()))
+        self.current = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag in self._SKIP:
+            self.skip += 1
+        elif tag == "br":
+            self._flush()
+        elif tag in self._BLOCK:
+            if self.current:
+                self._flush()
+            if tag == "blockquote":
+                self.depth += 1
+            elif tag == "pre":
+                self.pre += 1
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag in self._SKIP:
+            self.skip = max(0, self.skip - 1)
+        elif tag in self._BLOCK:
+            if self.current:
+                self._flush()
+            if tag == "blockquote":
+                self.depth = max(0, self.depth - 1)
+            elif tag == "pre":
+                self.pre = max(0, self.pre - 1)
+            if tag in ("p", "div", "blockquote", "table", "pre"):
+                self.lines.append((self.depth, ""))
+
+    def handle_data(self, data: str) -> None:
+        if not self.skip:
+            self.current.append(data.replace("\xa0", " "))
+
+    def text(self) -> str:
+        if self.current:
+            self._flush()
+        out: list[str] = []
+        for depth, line in self.lines:
+            text = ("> " * depth + line).rstrip() if depth else line
+            if not text and out and not out[-1]:
+                continue
+            out.append(text)
+        return "\n".join(out).strip("\n") + "\n"
+
+
+def html_to_text(markup: str) -> str:
+    """Crude HTML to plain text: block elements end lines, ``<blockquote>`` becomes
+    ``>`` quoting (so quoted HTML is never read as a command), entities decoded."""
+    parser = _HTMLText()
+    parser.feed(markup)
+    parser.close()
+    return parser.text()
+
+
+def _decode_part(part: email.message.Message) -> str:
+    payload = part.get_payload(decode=True)
+    if payload is None:
+        raw = part.get_payload()
+        text = raw if isinstance(raw, str) else ""
+    else:
+        assert isinstance(payload, bytes)
+        charset = part.get_content_charset() or "utf-8"
+        try:
+            codecs.lookup(charset)
+        except LookupError:
+            charset = "utf-8"
+        try:
+            text = payload.decode(charset)
+        except UnicodeDecodeError:
+            text = payload.decode("latin-1" if charset.lower() in ("utf-8", "us-ascii", "ascii")
+                                  else charset, errors="replace")
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    if (part.get_param("format") or "").lower() == "flowed":  # type: ignore[union-attr]
+        delsp = (part.get_param("delsp") or "").lower() == "yes"  # type: ignore[union-attr]
+        text = _unflow(text, delsp)
+    return text
+
+
+def _unflow(text: str, delsp: bool) -> str:
+    """Undo format=flowed (RFC 3676): join soft line breaks, remove space-stuffing."""
+    out: list[str] = []
+    pending: str | None = None
+    pending_depth = -1
+    for raw in text.split("\n"):
+        depth = len(raw) - len(raw.lstrip(">"))
+        content = raw[depth:]
+        if content.startswith(" "):
+            content = content[1:]
+        is_signature = content == "-- "
+        soft = content.endswith(" ") and not is_signature
+        if pending is not None and depth == pending_depth:
+            content = pending + content
+        elif pending is not None:
+            out.append(">" * pending_depth + (" " if pending_depth else "") + pending)
+        pending = None
+        if soft:
+            pending, pending_depth = (content[:-1] if delsp else content), depth
+            continue
+        out.append(">" * depth + (" " if depth and content else "") + content)
+    if pending is not None:
+        out.append(">" * pending_depth + (" " if pending_depth else "") + pending)
+    return "\n".join(out)
+
+
+def extract_body_text(msg: email.message.Message) -> str:
+    """The text of a mail: its first text/plain part that is not an attachment, decoded;
+    when there is only HTML, that converted with :func:`html_to_text`; else ``""``.
+
+    Works with ``email.message.EmailMessage`` and the older ``Message``; line ends come
+    back as ``\\n``; ``format=flowed`` is undone.
+    """
+    plain: str | None = None
+    markup: str | None = None
+    for part in msg.walk():
+        if part.is_multipart():
+            continue
+        if part.get_content_disposition() == "attachment":
+            continue
+        ctype = part.get_content_type()
+        if ctype == "text/plain" and plain is None:
+            plain = _decode_part(part)
+        elif ctype == "text/html" and markup is None:
+            markup = _decode_part(part)
+    if plain is not None:
+        return plain
+    if markup is not None:
+        return html_to_text(markup)
+    return ""
+

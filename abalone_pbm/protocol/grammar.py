@@ -1,0 +1,500 @@
+"""The command grammar: :func:`parse_command` turns a mail's Subject into a command.
+
+A command is the Subject of a mail: words separated by blanks; command words and userids
+are case-insensitive (userids come out in lower case), passwords are case-sensitive.
+Any number of leading ``Re:``/``Fwd:``/``Fw:``/``AW:``/``WG:`` (also ``SV:``, ``Antw:``,
+``Re[2]:``) are ignored.  Game commands begin with the game word ``abalone``.  The
+result is one of the dataclasses of :mod:`.commands`; a line that cannot be read raises
+:class:`~.commands.CommandSyntaxError` with the usage line of the nearest command.
+The body is only read by the commands whose body is their payload.
+"""
+
+from __future__ import annotations
+
+import difflib
+from typing import Callable, Sequence
+
+from ..rules.layouts import STANDARD_NAMES, layout_names
+from .arguments import ArgumentReader, split_filter
+from .comments import extract_comment, multiple_lines
+from .commands import (
+    AcceptChallenge,
+    AddAddress,
+    AllShow,
+    Broadcast,
+    Challenge,
+    ChangeAddress,
+    ChangePassword,
+    Chat,
+    Command,
+    CommandSyntaxError,
+    Confirm,
+    Delete,
+    GameHelp,
+    Games,
+    Help,
+    History,
+    Limit,
+    List,
+    Message,
+    Move,
+    MoveAction,
+    Multiple,
+    Notify,
+    PasswordReset,
+    PasswordSet,
+    Preview,
+    Queue,
+    Ratings,
+    RejectChallenge,
+    Resign,
+    Seek,
+    ShowAs,
+    ShowBoard,
+    ShowBoards,
+    ShowUser,
+    Signoff,
+    Signup,
+    Standings,
+    Submit,
+    Subscribe,
+    Unsubscribe,
+    Vacation,
+)
+from .masking import mask_passwords
+from .registry import (
+    COMMAND_WORDS,
+    COMMANDS,
+    GAME_COMMAND_WORDS,
+    SERVER_FIRST_WORDS,
+    CommandSpec,
+    match_spec,
+    matched_length,
+    nearest_command,
+)
+from .words import (
+    GAME_WORD,
+    MAX_PLAYERS,
+    MIN_PLAYERS,
+    MOVE_ACTIONS,
+    board_number,
+    strip_subject_prefixes,
+    userid_problem,
+)
+
+#: Words that select games in ``games``, ``show <userid>`` and ``showas``.
+FILTERS = ("all", "active", "inactive", "next")
+#: Challenge options without a value / with a whole-number value / with a name.
+FLAG_OPTIONS = ("bowl", "teams", "ko", "pillar", "princess", "soccer", "thief")
+NUMBER_OPTIONS = ("target", "movelimit", "nagtime", "forfeittime", "totaltime")
+NAME_OPTIONS = ("layout",)
+CHALLENGE_OPTIONS = FLAG_OPTIONS + NUMBER_OPTIONS + NAME_OPTIONS
+
+#: How one command reads its argument words (and the mail's body).
+Handler = Callable[[ArgumentReader, str], Command]
+
+
+def _help(args: ArgumentReader, body: str) -> Command:
+    return Help(tuple(w.lower() for w in args.rest()))
+
+
+def _signup(args: ArgumentReader, body: str) -> Command:
+    userid = args.userid()
+    password = args.password()
+    return Signup(userid, password, args.addresses(required=False))
+
+
+def _add(args: ArgumentReader, body: str) -> Command:
+    userid = args.userid()
+    password = args.password()
+    return AddAddress(userid, password, args.addresses(required=True))
+
+
+def _change_password(args: ArgumentReader, body: str) -> Command:
+    userid = args.userid()
+    old = args.password("the old password")
+    new = args.password("the new password")
+    args.done()
+    return ChangePassword(userid, old, new)
+
+
+def _change_address(args: ArgumentReader, body: str) -> Command:
+    userid = args.userid()
+    password = args.password()
+    return ChangeAddress(userid, password, args.addresses(required=True))
+
+
+def _userid_password(cls: Callable[[str, str], Command]) -> Handler:
+    def handler(args: ArgumentReader, body: str) -> Command:
+        userid = args.userid()
+        password = args.password()
+        args.done()
+        return cls(userid, password)
+
+    return handler
+
+
+def _list(args: ArgumentReader, body: str) -> Command:
+    args.done()
+    return List()
+
+
+def _message(args: ArgumentReader, body: str) -> Command:
+    userid = args.userid()
+    password = args.password()
+    to = args.userids(args.rest())
+    if not to:
+        raise args.fail('Too few words: "message" needs the userids to send the message to')
+    return Message(userid, password, to, extract_comment(body))
+
+
+def _broadcast(args: ArgumentReader, body: str) -> Command:
+    userid = args.userid()
+    password = args.password()
+    args.done()
+    return Broadcast(userid, password, extract_comment(body))
+
+
+def _multiple(args: ArgumentReader, body: str) -> Command:
+    args.done()
+    return Multiple(tuple(multiple_lines(body)))
+
+
+def _all_show(args: ArgumentReader, body: str) -> Command:
+    userid = args.userid()
+    word = args.peek()
+    selection = None
+    if word is not None:
+        if word.lower() not in ("next", "active"):
+            raise args.fail(f'"{word}" is neither "next" nor "active"')
+        selection = args.take("").lower()
+    args.done()
+    return AllShow(userid, selection)
+
+
+def _vacation(args: ArgumentReader, body: str) -> Command:
+    userid = args.userid()
+    password = args.password()
+    word = args.take('"on" or "off"')
+    if word.lower() not in ("on", "off"):
+        raise args.fail(f'"{word}" is neither "on" nor "off"')
+    args.done()
+    return Vacation(userid, password, word.lower() == "on")
+
+
+def _password_reset(args: ArgumentReader, body: str) -> Command:
+    userid = args.userid()
+    args.done()
+    return PasswordReset(userid)
+
+
+def _password_set(args: ArgumentReader, body: str) -> Command:
+    userid = args.userid()
+    code = args.password("the code that was mailed to you")
+    new = args.password("the new password")
+    args.done()
+    return PasswordSet(userid, code, new)
+
+
+def _game_help(args: ArgumentReader, body: str) -> Command:
+    return GameHelp(tuple(w.lower() for w in args.rest()))
+
+
+def _no_args(cls: Callable[[], Command]) -> Handler:
+    def handler(args: ArgumentReader, body: str) -> Command:
+        args.done()
+        return cls()
+
+    return handler
+
+
+def _history(args: ArgumentReader, body: str) -> Command:
+    return History(args.userids(args.rest()))
+
+
+def _games(args: ArgumentReader, body: str) -> Command:
+    words, selection = split_filter(args.rest(), FILTERS)
+    return Games(args.userids(words), selection)
+
+
+def _show(args: ArgumentReader, body: str) -> Command:
+    words = args.rest()
+    if words and words[0].lower() == "board":
+        words = words[1:]
+    if not words:
+        raise args.fail('Too few words: "abalone show" needs a board number or a userid')
+    if words[0][:1].isdigit():
+        return ShowBoards(tuple(ShowBoard(*args.board_and_ply(w)) for w in words))
+    userids, selection = split_filter(words, FILTERS)
+    if not userids:
+        raise args.fail('Too few words: "abalone show" needs a board number or a userid')
+    for word in userids:
+        if word[:1].isdigit():
+            raise args.fail("Show either boards or userids, not both in one command")
+    return ShowUser(args.userids(userids), selection)
+
+
+def _showas(args: ArgumentReader, body: str) -> Command:
+    userid = args.userid()
+    password = args.password()
+    words, selection = split_filter(args.rest(), FILTERS)
+    boards = []
+    for word in words:
+        number = board_number(word)
+        if number is None:
+            raise args.fail(
+                f'"{word}" is not a board number nor one of {", ".join(FILTERS)}'
+            )
+        boards.append(number)
+    if boards and selection:
+        raise args.fail(f'Give board numbers or "{selection}", not both')
+    return ShowAs(userid, password, tuple(boards), selection)
+
+
+def _challenge(args: ArgumentReader, body: str) -> Command:
+    options: dict[str, str | bool] = {}
+    userids = []
+    for word in args.rest():
+        if word.startswith("-"):
+            key, value = _challenge_option(args, word)
+            options[key] = value
+        else:
+            problem = userid_problem(word)
+            if problem:
+                raise args.fail(problem)
+            userids.append(word.lower())
+    if not MIN_PLAYERS <= len(userids) <= MAX_PLAYERS:
+        count = "no userid" if not userids else (
+            "one userid" if len(userids) == 1 else f"{len(userids)} userids"
+        )
+        raise args.fail(f"A challenge names {MIN_PLAYERS} to {MAX_PLAYERS} players, not {count}")
+    if options.get("bowl") and options.get("layout") not in (None, "bowl"):
+        raise args.fail("-bowl and -layout cannot be used together")
+    return Challenge(tuple(userids), options)
+
+
+def _challenge_option(args: ArgumentReader, word: str) -> tuple[str, str | bool]:
+    name, has_value, value = word.lstrip("-").partition("=")
+    key = name.lower()
+    if key not in CHALLENGE_OPTIONS:
+        close = difflib.get_close_matches(key, CHALLENGE_OPTIONS, n=1, cutoff=0.7)
+        hint = f' (did you mean -{close[0]}?)' if close else ""
+        raise args.fail(f'Unknown challenge option "{word}"{hint}')
+    if key in FLAG_OPTIONS:
+        if has_value:
+            raise args.fail(f"-{key} takes no value")
+        return key, True
+    if not value:
+        example = "belgian-daisy" if key == "layout" else "5"
+        raise args.fail(f"-{key} needs a value, e.g. -{key}={example}")
+    if key in NUMBER_OPTIONS:
+        if not value.isascii() or not value.isdigit() or int(value) < 1:
+            raise args.fail(f'-{key} needs a positive whole number, not "{value}"')
+        return key, str(int(value))
+    name = value.strip().lower().replace("_", "-")
+    if name not in layout_names() and name not in STANDARD_NAMES:
+        raise args.fail(
+            f'Unknown layout "{value}"; the layouts are {", ".join(layout_names())}'
+        )
+    return key, name
+
+
+def _board_move(cls: type[Move] | type[Queue] | type[Submit]) -> Handler:
+    def handler(args: ArgumentReader, body: str) -> Command:
+        board = args.board()
+        userid = args.userid()
+        password = args.password()
+        text, expected = args.move_text(args.rest())
+        if cls is Move and text in MOVE_ACTIONS:
+            if expected is not None:
+                raise args.fail(f'"{text}" takes no move number')
+            if text == "resign":
+                return Resign(board, userid, password)
+            return MoveAction(board, userid, password, text)
+        return cls(board, userid, password, text, expected)
+
+    return handler
+
+
+def _board_user_password(
+    cls: type[Resign] | type[Confirm],
+) -> Handler:
+    def handler(args: ArgumentReader, body: str) -> Command:
+        board = args.board()
+        userid = args.userid()
+        password = args.password()
+        args.done()
+        return cls(board, userid, password)
+
+    return handler
+
+
+def _preview(args: ArgumentReader, body: str) -> Command:
+    first = args.take("a board number or new")
+    if first.lower() == "new":
+        word = args.take("the number of players")
+        if not word.isdigit() or not MIN_PLAYERS <= int(word) <= MAX_PLAYERS:
+            raise args.fail(f'"{word}" is not a number of players from 2 to 6')
+        return Preview(None, None, int(word), args.moves_list(args.rest()))
+    board, ply = args.board_and_ply(first)
+    return Preview(board, ply, None, args.moves_list(args.rest()))
+
+
+def _chat(args: ArgumentReader, body: str) -> Command:
+    board = args.board()
+    userid = args.userid()
+    password = args.password()
+    args.done()
+    return Chat(board, userid, password, extract_comment(body))
+
+
+def _subscribe(cls: type[Subscribe] | type[Unsubscribe]) -> Handler:
+    def handler(args: ArgumentReader, body: str) -> Command:
+        first = args.peek()
+        if first is not None and not first[:1].isdigit():
+            userid = args.userid()
+            password = args.password()
+            word = args.take('a board number, or "all" after the password')
+            if word.lower() != "all":
+                raise args.fail(f'"{word}" is not "all"; write the board number first')
+            args.done()
+            return cls("all", userid, password)
+        board = args.board()
+        userid = args.userid()
+        password = args.password()
+        args.done()
+        return cls(board, userid, password)
+
+    return handler
+
+
+def _notify(args: ArgumentReader, body: str) -> Command:
+    userid = args.userid()
+    password = args.password()
+    boards = []
+    for word in args.rest():
+        number = board_number(word)
+        if number is None:
+            raise args.fail(f'"{word}" is not a board number (board numbers look like 101)')
+        boards.append(number)
+    return Notify(userid, password, tuple(boards))
+
+
+def _limit(args: ArgumentReader, body: str) -> Command:
+    userid = args.userid()
+    password = args.password()
+    word = args.peek()
+    value: int | str | None = None
+    if word is not None:
+        args.take("")
+        if word.isascii() and word.isdigit():
+            value = int(word)
+        elif word.lower() in ("accept", "reject"):
+            value = word.lower()
+        else:
+            raise args.fail(f'"{word}" is not a number of games, "accept" or "reject"')
+    args.done()
+    return Limit(userid, password, value)
+
+
+def _seek(args: ArgumentReader, body: str) -> Command:
+    userid = args.userid()
+    password = args.password()
+    word = args.take("the number of players")
+    if not word.isdigit() or not MIN_PLAYERS <= int(word) <= MAX_PLAYERS:
+        raise args.fail(f'"{word}" is not a number of players from 2 to 6')
+    args.done()
+    return Seek(userid, password, int(word))
+
+
+_HANDLERS: dict[str, Handler] = {
+    "help": _help,
+    "signup": _signup,
+    "add": _add,
+    "change password": _change_password,
+    "change address": _change_address,
+    "signoff": _userid_password(Signoff),
+    "delete": _userid_password(Delete),
+    "list": _list,
+    "message": _message,
+    "broadcast": _broadcast,
+    "multiple": _multiple,
+    "all show": _all_show,
+    "vacation": _vacation,
+    "password reset": _password_reset,
+    "password set": _password_set,
+    "abalone help": _game_help,
+    "abalone standings": _no_args(Standings),
+    "abalone ratings": _no_args(Ratings),
+    "abalone history": _history,
+    "abalone games": _games,
+    "abalone show": _show,
+    "abalone showas": _showas,
+    "abalone challenge": _challenge,
+    "abalone move": _board_move(Move),
+    "abalone resign": _board_user_password(Resign),
+    "abalone queue": _board_move(Queue),
+    "abalone submit": _board_move(Submit),
+    "abalone confirm": _board_user_password(Confirm),
+    "abalone preview": _preview,
+    "abalone chat": _chat,
+    "abalone subscribe": _subscribe(Subscribe),
+    "abalone unsubscribe": _subscribe(Unsubscribe),
+    "abalone notify": _notify,
+    "abalone limit": _limit,
+    "abalone accept": _userid_password(AcceptChallenge),
+    "abalone reject": _userid_password(RejectChallenge),
+    "abalone seek": _seek,
+}
+assert set(_HANDLERS) == set(COMMANDS)
+
+
+def parse_command(subject: str, body: str = "") -> Command:
+    """Read the command in a mail's Subject.
+
+    ``body`` is only read by the commands whose body is their payload (``multiple``,
+    ``message``, ``broadcast``, ``abalone chat``); for every other command the body is a
+    comment, see :func:`extract_comment`.  Raises :class:`CommandSyntaxError`.
+    """
+    line = strip_subject_prefixes(subject)
+    words = line.split()
+    if not words:
+        raise CommandSyntaxError(
+            "The Subject of your mail holds no command", COMMANDS["help"].syntax
+        )
+    lowered = [w.lower() for w in words]
+    spec = match_spec(lowered)
+    if spec is None:
+        raise _unknown(words, lowered)
+    start = matched_length(spec, lowered)
+    return _HANDLERS[spec.name](ArgumentReader(spec, words[start:]), body)
+
+
+def _unknown(words: Sequence[str], lowered: Sequence[str]) -> CommandSyntaxError:
+    first = lowered[0]
+    if first == GAME_WORD:
+        if len(lowered) == 1:
+            return CommandSyntaxError(
+                'The word "abalone" must be followed by a command', COMMANDS["abalone help"].syntax
+            )
+        return CommandSyntaxError(
+            f'Unknown command "abalone {words[1]}"', nearest_command(words)
+        )
+    if first in GAME_COMMAND_WORDS and first not in SERVER_FIRST_WORDS:
+        spec = COMMAND_WORDS[(GAME_WORD, first)]
+        return CommandSyntaxError(
+            # The words may hold a password: echo them masked.
+            "Game commands begin with the word \"abalone\": "
+            + mask_passwords(f'abalone {" ".join(words)}'),
+            spec.syntax,
+        )
+    if first in SERVER_FIRST_WORDS:  # change/password/all with a wrong second word
+        group = [spec for key, spec in COMMAND_WORDS.items() if key[0] == first]
+        second = lowered[1] if len(lowered) > 1 else ""
+        names = [spec.words[1] for spec in group]
+        close = difflib.get_close_matches(second, names, n=1, cutoff=0.5) if second else []
+        chosen = group[names.index(close[0])] if close else group[0]
+        what = f'"{first} {words[1]}"' if len(words) > 1 else f'"{first}"'
+        options = " or ".join(f'"{spec.name}"' for spec in group)
+        return CommandSyntaxError(f"Unknown command {what}; did you mean {options}?", chosen.syntax)
+    return CommandSyntaxError(f'Unknown command "{words[0]}"', nearest_command(words))

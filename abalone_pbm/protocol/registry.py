@@ -1,0 +1,424 @@
+"""The registry of the protocol's commands: words, usage line, help texts and where the
+passwords stand, of every command.
+
+The command grammar reads commands by it, the password masking finds the password words
+by it, and the help mails are made from it.  :func:`nearest_command` finds the usage of
+the command a mistyped line was most probably meant to be.
+"""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass
+from typing import Sequence
+
+from .words import GAME_WORD
+
+
+@dataclass(frozen=True)
+class CommandSpec:
+    """One command of the protocol, for parsing, masking and the help texts.
+
+    ``name`` is the command words (``"change password"``, ``"abalone move"``);
+    ``syntax`` the bare usage line; ``secret`` the positions of the password words
+    counted from the first word after the command words.
+    """
+
+    name: str
+    syntax: str
+    summary: str
+    description: str
+    aliases: tuple[str, ...] = ()
+    secret: tuple[int, ...] = ()
+
+    @property
+    def game(self) -> bool:
+        return self.name.startswith(GAME_WORD + " ")
+
+    @property
+    def words(self) -> tuple[str, ...]:
+        return tuple(self.name.split())
+
+    @property
+    def short_name(self) -> str:
+        """The name without the game word (``move`` for ``abalone move``)."""
+        return self.name.split(" ", 1)[1] if self.game else self.name
+
+
+_SPECS = (
+    # ---------------------------------------------------------------- server
+    CommandSpec(
+        "help",
+        "help [<topic>...]",
+        "get help on the server or on one command",
+        "Mails you help.  Without a topic you get the list of all commands; with a "
+        "command name (help signup, help move) you get how that command is written and "
+        "what it does.  'help abalone' explains the game, its notation and options.",
+    ),
+    CommandSpec(
+        "signup",
+        "signup <userid> <password> [<address>...]",
+        "register a userid",
+        "Registers a new userid with its password.  The userid is 1 to 20 letters, "
+        "digits, '_', '-' or '.', starting with a letter; it is not case-sensitive, the "
+        "password is.  Mail for the userid goes to the address you write from, or to the "
+        "addresses you list.  Pick a password you use nowhere else: it travels in the "
+        "Subject of your mails.",
+        secret=(1,),
+    ),
+    CommandSpec(
+        "add",
+        "add <userid> <password> <address>...",
+        "add mail addresses to your userid",
+        "Adds one or more mail addresses to your userid.  Board mails go to all of them, "
+        "and you may send commands and replies from any of them.",
+        secret=(1,),
+    ),
+    CommandSpec(
+        "change password",
+        "change password <userid> <old-password> <new-password>",
+        "change your password",
+        "Replaces your password.  Both the old and the new password are case-sensitive.",
+        secret=(1, 2),
+    ),
+    CommandSpec(
+        "change address",
+        "change address <userid> <password> <address>...",
+        "replace your mail addresses",
+        "Replaces all the mail addresses of your userid with the ones you list.",
+        secret=(1,),
+    ),
+    CommandSpec(
+        "signoff",
+        "signoff <userid> <password>",
+        "stop playing for now",
+        "Marks your userid as inactive: nobody can challenge you and you get no mail "
+        "until you send a command again.  Your games and ratings are kept.",
+        secret=(1,),
+    ),
+    CommandSpec(
+        "delete",
+        "delete <userid> <password>",
+        "delete your userid",
+        "Removes your userid and addresses for good.  Games you are still playing are "
+        "resigned.  Finished games keep your userid in their records.",
+        secret=(1,),
+    ),
+    CommandSpec(
+        "list",
+        "list",
+        "list the registered userids",
+        "Mails you the list of registered userids.",
+    ),
+    CommandSpec(
+        "message",
+        "message <userid> <password> <to-userid>...",
+        "send a message to other players",
+        "Sends the body of your mail to the players you name, signed with your userid. "
+        "Their addresses are not shown to you, nor yours to them.",
+        secret=(1,),
+    ),
+    CommandSpec(
+        "broadcast",
+        "broadcast <userid> <password>",
+        "send a message to every player",
+        "Sends the body of your mail to every registered player.  Use it sparingly: "
+        "the number of broadcasts per user is limited.",
+        secret=(1,),
+    ),
+    CommandSpec(
+        "multiple",
+        "multiple",
+        "several commands in one mail",
+        "Each line of the body is read as one full command (as you would write it in a "
+        "Subject) and carried out on its own, in order; each gets its own answer.",
+    ),
+    CommandSpec(
+        "all show",
+        "all show <userid> [next|active]",
+        "the boards of a player in every game",
+        "Mails you the boards of all games of a player: those where it is their turn "
+        "(next) or all unfinished ones (active, the default).",
+    ),
+    CommandSpec(
+        "vacation",
+        "vacation <userid> <password> on|off",
+        "pause your clocks while you are away",
+        "While on vacation you are neither reminded nor forfeited in any game, and "
+        "nobody can challenge you.  Turn it off when you are back.",
+        secret=(1,),
+    ),
+    CommandSpec(
+        "password reset",
+        "password reset <userid>",
+        "forgot your password? get a one-time code",
+        "Mails a one-time code to the addresses registered for the userid.  Use it with "
+        "'password set' to choose a new password.  The code expires after a day.",
+    ),
+    CommandSpec(
+        "password set",
+        "password set <userid> <code> <new-password>",
+        "set a new password with a one-time code",
+        "Sets a new password with the code that 'password reset' mailed you.",
+        secret=(1, 2),
+    ),
+    # ------------------------------------------------------------------ game
+    CommandSpec(
+        "abalone help",
+        "abalone help [<topic>...]",
+        "rules, notation and options of Abalone",
+        "Mails you the Abalone help: the rules, how moves are written, the layouts and "
+        "the challenge options.  Topics: rules, notation, layouts, variants, robots, or "
+        "the name of a command.",
+    ),
+    CommandSpec(
+        "abalone standings",
+        "abalone standings",
+        "wins and losses of every player",
+        "Mails you the table of players with their wins, losses and draws.",
+    ),
+    CommandSpec(
+        "abalone ratings",
+        "abalone ratings",
+        "the rating list",
+        "Mails you the rating list.  Everybody starts at 1600; ratings stay provisional "
+        "for the first 20 games.",
+    ),
+    CommandSpec(
+        "abalone history",
+        "abalone history [<userid>...]",
+        "finished games",
+        "Mails you the list of finished games, all of them or those of the players you "
+        "name, with their results.",
+    ),
+    CommandSpec(
+        "abalone games",
+        "abalone games [<userid>...] [all|active|inactive|next]",
+        "list games",
+        "Lists games: all of them or those of the players you name; 'active' are the "
+        "unfinished games (the default), 'inactive' the finished ones, 'next' those "
+        "where the named player is to move.",
+    ),
+    CommandSpec(
+        "abalone show",
+        "abalone show <board>[#<n>]...",
+        "show a board",
+        "Mails you the current board of each game you list.  With #n you get the "
+        "position after move n instead (show 101#0 is the starting position).  "
+        "'abalone show <userid>... [all|active|inactive|next]' shows the boards of "
+        "those players' games.",
+    ),
+    CommandSpec(
+        "abalone showas",
+        "abalone showas <userid> <password> [<board>...|all|active|inactive|next]",
+        "show boards as a player sees them",
+        "Mails you the boards of your games as you would get them after a move, with "
+        "your own reply address, so that you can move by replying.",
+        secret=(1,),
+    ),
+    CommandSpec(
+        "abalone challenge",
+        "abalone challenge [-<option>...] <userid1> <userid2> [... <userid6>]",
+        "start a new game",
+        "Starts a game between 2 to 6 players; the first userid listed is player 1 and "
+        "moves first.  No password is needed and you need not play yourself, but every "
+        "player must be registered and accept challenges.  Options: -bowl, "
+        "-layout=NAME, -teams (4 or 6 players), -ko, -target=N (marbles to push off), "
+        "-movelimit=N, -nagtime=D, -forfeittime=D, -totaltime=D (days), and the "
+        "variants -pillar, -princess, -soccer, -thief.",
+    ),
+    CommandSpec(
+        "abalone move",
+        "abalone move <board> <userid> <password> <move>",
+        "make a move",
+        "Plays your move on a board.  A move is written c5,d5 (one marble) or c3-c5,d4 "
+        "(a line of two or three); blanks are allowed.  Add #n (c3-c5,d4#7) to make sure "
+        "it is only played as move number n.  Instead of a move you may write propose "
+        "(offer a draw), undo (ask to take back the last move), accept or reject (answer "
+        "such a request), or resign.  Easier: reply to the board mail with your move on "
+        "the first line.",
+        aliases=("abalone board", "abalone mvoe"),
+        secret=(2,),
+    ),
+    CommandSpec(
+        "abalone resign",
+        "abalone resign <board> <userid> <password>",
+        "give up a game",
+        "Resigns from a game.  Before the first round is over this withdraws you and the "
+        "game goes on without you; with two players it is then removed.",
+        secret=(2,),
+    ),
+    CommandSpec(
+        "abalone queue",
+        "abalone queue <board> <userid> <password> <move>",
+        "play a move in advance",
+        "Stores one move that is played for you as soon as it is your turn, if it is "
+        "legal then.  A new queue command replaces the stored move.",
+        secret=(2,),
+    ),
+    CommandSpec(
+        "abalone submit",
+        "abalone submit <board> <userid> <password> <move>",
+        "a move that waits for confirmation",
+        "Checks a move and shows you the resulting board without playing it; it is "
+        "played when you send 'abalone confirm' for the same board.",
+        secret=(2,),
+    ),
+    CommandSpec(
+        "abalone confirm",
+        "abalone confirm <board> <userid> <password>",
+        "play the submitted move",
+        "Plays the move you sent with 'abalone submit'.",
+        secret=(2,),
+    ),
+    CommandSpec(
+        "abalone preview",
+        "abalone preview <board>[#<n>] <move>...",
+        "try moves without playing them",
+        "Mails you the board after the moves you list, from the current position of a "
+        "board (or after move n with #n) or, with 'abalone preview new <players> "
+        "<move>...', from a new game's starting position.  Nothing is played.",
+    ),
+    CommandSpec(
+        "abalone chat",
+        "abalone chat <board> <userid> <password>",
+        "talk to the players of a game",
+        "Sends the body of your mail to the players and observers of a game, without "
+        "making a move.",
+        secret=(2,),
+    ),
+    CommandSpec(
+        "abalone subscribe",
+        "abalone subscribe <board> <userid> <password>",
+        "watch a game",
+        "Sends you every board of a game you do not play in.  'abalone subscribe "
+        "<userid> <password> all' subscribes you to every game started from then on.",
+        secret=(2,),
+    ),
+    CommandSpec(
+        "abalone unsubscribe",
+        "abalone unsubscribe <board> <userid> <password>",
+        "stop watching a game",
+        "Stops the board mails of a game you watch ('all' instead of the board number "
+        "stops them all, as in subscribe).",
+        secret=(2,),
+    ),
+    CommandSpec(
+        "abalone notify",
+        "abalone notify <userid> <password> [<board>...]",
+        "the result of a game only",
+        "With boards, you get only the final result of those games, not every move; "
+        "without boards, it lists the games you are notified about.",
+        secret=(1,),
+    ),
+    CommandSpec(
+        "abalone limit",
+        "abalone limit <userid> <password> [<N>|accept|reject]",
+        "limit how many games you play",
+        "Sets the number of games you play at most at one time (further challenges are "
+        "refused), or accepts or rejects all challenges; without a value it tells you "
+        "the current setting.",
+        secret=(1,),
+    ),
+    CommandSpec(
+        "abalone accept",
+        "abalone accept <userid> <password>",
+        "accept challenges",
+        "Lets other players challenge you again.",
+        secret=(1,),
+    ),
+    CommandSpec(
+        "abalone reject",
+        "abalone reject <userid> <password>",
+        "refuse challenges",
+        "Refuses all challenges until you send 'abalone accept'.",
+        secret=(1,),
+    ),
+    CommandSpec(
+        "abalone seek",
+        "abalone seek <userid> <password> <N>",
+        "look for opponents",
+        "Puts you on the list of players looking for an N-player game (2 to 6).  As soon "
+        "as enough players are waiting, the game starts.",
+        secret=(1,),
+    ),
+)
+
+#: Every command by name (``"signup"``, ``"abalone move"``), in help order.
+COMMANDS: dict[str, CommandSpec] = {spec.name: spec for spec in _SPECS}
+#: Command words and aliases (``"abalone mvoe"``) to their spec.
+COMMAND_WORDS: dict[tuple[str, ...], CommandSpec] = {
+    words: spec
+    for spec in _SPECS
+    for words in (spec.words, *(tuple(alias.split()) for alias in spec.aliases))
+}
+#: The second words of the game commands (``move``, ``mvoe``, ``board``).
+GAME_COMMAND_WORDS = {words[1] for words in COMMAND_WORDS if words[0] == GAME_WORD}
+#: The first words of the server commands (``signup``, ``change``, ``password``).
+SERVER_FIRST_WORDS = {words[0] for words in COMMAND_WORDS if words[0] != GAME_WORD}
+
+
+def server_commands() -> list[CommandSpec]:
+    return [spec for spec in _SPECS if not spec.game]
+
+
+def game_commands() -> list[CommandSpec]:
+    return [spec for spec in _SPECS if spec.game]
+
+
+def find_command(topic: str) -> CommandSpec | None:
+    """The spec a help topic names: ``move``, ``abalone move``, ``mvoe``, ``change password``."""
+    words = tuple(topic.lower().split())
+    if not words:
+        return None
+    if words in COMMAND_WORDS:
+        return COMMAND_WORDS[words]
+    if words[0] != GAME_WORD and (GAME_WORD, *words) in COMMAND_WORDS:
+        return COMMAND_WORDS[(GAME_WORD, *words)]
+    return None
+
+
+def usage(name: str) -> str:
+    """The bare usage line of a command by name."""
+    return COMMANDS[name].syntax
+
+
+def nearest_command(words: Sequence[str]) -> str:
+    """The usage line of the command ``words`` (a mistyped command line) most resembles.
+
+    Compares the first one to three words with every command name and alias, also as if
+    the game word had been left out; falls back to the usage of ``help``.
+    """
+    lowered = [w.lower() for w in words]
+    if not lowered:
+        return COMMANDS["help"].syntax
+    best, best_score = COMMANDS["help"], 0.0
+    for key, spec in COMMAND_WORDS.items():
+        candidates = [(" ".join(lowered[: len(key)]), " ".join(key), 0.0)]
+        if key[0] == GAME_WORD and lowered[0] != GAME_WORD:
+            candidates.append((" ".join(lowered[: len(key) - 1]), " ".join(key[1:]), 0.05))
+        for typed, name, penalty in candidates:
+            score = difflib.SequenceMatcher(None, typed, name).ratio() - penalty
+            if typed.split()[:1] == name.split()[:1]:
+                score += 0.1  # the first word is right; the rest decides
+            if score > best_score:
+                best, best_score = spec, score
+    return best.syntax if best_score >= 0.6 else COMMANDS["help"].syntax
+
+
+
+
+def match_spec(lowered: Sequence[str]) -> CommandSpec | None:
+    """The command that the lower-case words of a line begin with (longest words first)."""
+    for length in (3, 2, 1):
+        if len(lowered) >= length and tuple(lowered[:length]) in COMMAND_WORDS:
+            return COMMAND_WORDS[tuple(lowered[:length])]
+    return None
+
+
+def matched_length(spec: CommandSpec, lowered: Sequence[str]) -> int:
+    """How many of the words ``spec``'s name or alias took (``abalone mvoe``: 2)."""
+    for words in (spec.words, *(tuple(a.split()) for a in spec.aliases)):
+        if tuple(lowered[: len(words)]) == words:
+            return len(words)
+    return len(spec.words)

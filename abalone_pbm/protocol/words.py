@@ -1,0 +1,63 @@
+"""The words of the mail protocol: the game word, userids, moves, Subject prefixes.
+
+Shared by the command grammar, the reply reader and the password masking.
+"""
+
+from __future__ import annotations
+
+import re
+
+GAME_WORD = "abalone"
+MAX_USERID_LENGTH = 20
+MIN_PLAYERS, MAX_PLAYERS = 2, 6
+#: Words ``abalone move`` accepts instead of a move (``resign`` becomes ``Resign``).
+MOVE_ACTIONS = ("propose", "undo", "accept", "reject", "resign")
+
+#: Any number of leading ``Re:``/``Fwd:``/``AW:``/``Re[2]:`` ... of a Subject.
+SUBJECT_PREFIX_RE = re.compile(
+    r"^\s*(?:(?:re|fwd?|aw|wg|sv|antw|vs|tr)\s*(?:\[\d+\]|\(\d+\))?\s*:\s*)+", re.IGNORECASE
+)
+_USERID_RE = re.compile(r"[a-z][a-z0-9_.\-]*")
+#: A move, compacted (no blanks) and lower case; rows a-z and 1-2 digits so that the
+#: rules core can say "j1 is not a cell of the board" instead of "not a move".
+_MOVE_RE = re.compile(r"[a-z]\d{1,2}(?:-[a-z]\d{1,2})?,[a-z]\d{1,2}")
+
+
+def strip_subject_prefixes(subject: str) -> str:
+    """The subject without any leading ``Re:``, ``Fwd:``, ``AW:`` ... and outer blanks."""
+    return SUBJECT_PREFIX_RE.sub("", subject).strip()
+
+
+def userid_problem(word: str) -> str | None:
+    """Why ``word`` is not a valid userid, or None when it is one."""
+    if len(word) > MAX_USERID_LENGTH:
+        return f'"{word}" is not a valid userid: it is longer than {MAX_USERID_LENGTH} characters'
+    if not word[:1].isascii() or not word[:1].isalpha():
+        return f'"{word}" is not a valid userid: a userid must start with a letter'
+    if not _USERID_RE.fullmatch(word.lower()):
+        return (
+            f'"{word}" is not a valid userid: a userid may only contain letters, digits, '
+            '"_", "-" and "."'
+        )
+    return None
+
+
+def is_valid_userid(word: str) -> bool:
+    return userid_problem(word) is None
+
+
+def looks_like_move(text: str) -> bool:
+    """True when ``text`` (blanks allowed, optionally ``#n``) has the shape of a move."""
+    compact = re.sub(r"\s+", "", text).lower()
+    compact = re.sub(r"#\d+$", "", compact)
+    return bool(_MOVE_RE.fullmatch(compact))
+
+
+def board_number(word: str) -> int | None:
+    """``word`` as a board number (a positive whole number), or None."""
+    return int(word) if word.isascii() and word.isdigit() and int(word) > 0 else None
+
+
+def is_compact_move(compact: str) -> bool:
+    """True when ``compact`` (lower case, no blanks, no ``#n``) is written like a move."""
+    return bool(_MOVE_RE.fullmatch(compact))
