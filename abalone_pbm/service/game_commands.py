@@ -39,7 +39,7 @@ from typing import Any
 
 from sqlalchemy import select
 
-from .. import parsing, render
+from .. import protocol, render
 from ..db.models import Game, Observer, Seat, Seek, User
 from ..render_game import PlayerLine, answer_mail, chat_mail, player_table, preview_mail
 from ..rules import Board, MoveError, Outcome, Rules
@@ -67,7 +67,7 @@ MAX_HISTORY = 200
 
 
 def _comment(ctx: MailContext) -> str:
-    return parsing.extract_comment(ctx.body).strip()
+    return protocol.extract_comment(ctx.body).strip()
 
 
 def _answer(ctx: MailContext, subject: str, text: str) -> None:
@@ -100,7 +100,7 @@ def _parse(board: Board, game: Game, text: str) -> Any:
 
 
 # --------------------------------------------------------------------------- queue
-def queue(ctx: MailContext, c: parsing.Queue) -> None:
+def queue(ctx: MailContext, c: protocol.Queue) -> None:
     game = play.load_game(ctx, c.board)
     user = play.authenticate_for(ctx, game, c.userid, c.password)
     seat = _playing_seat(game, user)
@@ -154,7 +154,7 @@ def queue(ctx: MailContext, c: parsing.Queue) -> None:
 
 
 # ----------------------------------------------------------------- submit, confirm
-def submit(ctx: MailContext, c: parsing.Submit) -> None:
+def submit(ctx: MailContext, c: protocol.Submit) -> None:
     game = play.load_game(ctx, c.board)
     user = play.authenticate_for(ctx, game, c.userid, c.password)
     seat = _playing_seat(game, user)
@@ -186,7 +186,7 @@ def submit(ctx: MailContext, c: parsing.Submit) -> None:
                             footer))
 
 
-def confirm(ctx: MailContext, c: parsing.Confirm) -> None:
+def confirm(ctx: MailContext, c: protocol.Confirm) -> None:
     game = play.load_game(ctx, c.board)
     user = play.authenticate_for(ctx, game, c.userid, c.password)
     seat = _playing_seat(game, user)
@@ -204,7 +204,7 @@ def confirm(ctx: MailContext, c: parsing.Confirm) -> None:
 
 
 # ------------------------------------------------------------------------- preview
-def preview(ctx: MailContext, c: parsing.Preview) -> None:
+def preview(ctx: MailContext, c: protocol.Preview) -> None:
     number = c.board
     if number is None:
         players = c.players or 2
@@ -258,7 +258,7 @@ def _replace(view: render.GameView, **changes: Any) -> render.GameView:
 
 
 # ------------------------------------------------------- draw offers and undo requests
-def move_action(ctx: MailContext, c: parsing.MoveAction) -> None:
+def move_action(ctx: MailContext, c: protocol.MoveAction) -> None:
     game = play.load_game(ctx, c.board)
     user = play.authenticate_for(ctx, game, c.userid, c.password)
     vote(ctx, game, user, c.action, _comment(ctx))
@@ -430,7 +430,7 @@ def _reply_action(ctx: MailContext, game: Game, user: User, action: str, comment
 
 
 # ---------------------------------------------------------------------------- chat
-def chat(ctx: MailContext, c: parsing.Chat) -> None:
+def chat(ctx: MailContext, c: protocol.Chat) -> None:
     game = play.load_game(ctx, c.board, for_update=False)
     user = play.authenticate_for(ctx, game, c.userid, c.password)
     text = c.text.strip()
@@ -454,7 +454,7 @@ def _observer(ctx: MailContext, game: Game, user: User) -> Observer | None:
     ).first()
 
 
-def subscribe(ctx: MailContext, c: parsing.Subscribe) -> None:
+def subscribe(ctx: MailContext, c: protocol.Subscribe) -> None:
     if c.board == "all":
         user = authenticate(ctx, c.userid, c.password)
         user.subscribe_all = True
@@ -486,7 +486,7 @@ def subscribe(ctx: MailContext, c: parsing.Subscribe) -> None:
     ctx.reply(*render.board_mail(view, load_board(game), recipient=user.userid))
 
 
-def unsubscribe(ctx: MailContext, c: parsing.Unsubscribe) -> None:
+def unsubscribe(ctx: MailContext, c: protocol.Unsubscribe) -> None:
     if c.board == "all":
         user = authenticate(ctx, c.userid, c.password)
         user.subscribe_all = False
@@ -508,7 +508,7 @@ def unsubscribe(ctx: MailContext, c: parsing.Unsubscribe) -> None:
             f"{user.userid} no longer watches board {game.number}.")
 
 
-def notify(ctx: MailContext, c: parsing.Notify) -> None:
+def notify(ctx: MailContext, c: protocol.Notify) -> None:
     user = authenticate(ctx, c.userid, c.password)
     if not c.boards:
         numbers = list(ctx.session.scalars(
@@ -555,7 +555,7 @@ def _settings_text(ctx: MailContext, user: User) -> str:
             f"{_active_count(ctx, user)} active games now.")
 
 
-def limit(ctx: MailContext, c: parsing.Limit) -> None:
+def limit(ctx: MailContext, c: protocol.Limit) -> None:
     user = authenticate(ctx, c.userid, c.password)
     if c.value == "accept":
         user.accepts_challenges = True
@@ -570,20 +570,20 @@ def limit(ctx: MailContext, c: parsing.Limit) -> None:
     _answer(ctx, "Abalone limit", text)
 
 
-def accept_challenges(ctx: MailContext, c: parsing.AcceptChallenge) -> None:
+def accept_challenges(ctx: MailContext, c: protocol.AcceptChallenge) -> None:
     user = authenticate(ctx, c.userid, c.password)
     user.accepts_challenges = True
     _answer(ctx, "Abalone accept", _settings_text(ctx, user))
 
 
-def reject_challenges(ctx: MailContext, c: parsing.RejectChallenge) -> None:
+def reject_challenges(ctx: MailContext, c: protocol.RejectChallenge) -> None:
     user = authenticate(ctx, c.userid, c.password)
     user.accepts_challenges = False
     _answer(ctx, "Abalone reject", _settings_text(ctx, user)
             + f'\n\n"abalone accept {user.userid} <password>" accepts challenges again.')
 
 
-def seek(ctx: MailContext, c: parsing.Seek) -> None:
+def seek(ctx: MailContext, c: protocol.Seek) -> None:
     user = authenticate(ctx, c.userid, c.password)
     wanted = c.n
     try:
@@ -651,11 +651,11 @@ def _to_move(game: Game) -> int | None:
         return None
 
 
-def games(ctx: MailContext, c: parsing.Games) -> None:
+def games(ctx: MailContext, c: protocol.Games) -> None:
     play.games(ctx, list(c.userids), c.filter or "active")
 
 
-def show_user(ctx: MailContext, c: parsing.ShowUser) -> None:
+def show_user(ctx: MailContext, c: protocol.ShowUser) -> None:
     users = [find_user(ctx, u) for u in c.userids]
     selection = c.filter or "active"
     found = _select_games(ctx, users, selection)
@@ -671,7 +671,7 @@ def show_user(ctx: MailContext, c: parsing.ShowUser) -> None:
                 "were sent; name board numbers to see the others.")
 
 
-def show_as(ctx: MailContext, c: parsing.ShowAs) -> None:
+def show_as(ctx: MailContext, c: protocol.ShowAs) -> None:
     user = authenticate(ctx, c.userid, c.password)
     if c.boards:
         found = []
@@ -696,7 +696,7 @@ def show_as(ctx: MailContext, c: parsing.ShowAs) -> None:
         ctx.send(Outgoing(ctx.sender, subject, body, reply_to=reply_to))
 
 
-def history(ctx: MailContext, c: parsing.History) -> None:
+def history(ctx: MailContext, c: protocol.History) -> None:
     users = [find_user(ctx, u) for u in c.userids]
     query = select(Game).where(Game.status == "finished")
     if users:
@@ -742,13 +742,13 @@ def _player_lines(ctx: MailContext) -> list[PlayerLine]:
     ]
 
 
-def ratings(ctx: MailContext, c: parsing.Ratings) -> None:
+def ratings(ctx: MailContext, c: protocol.Ratings) -> None:
     players = sorted(_player_lines(ctx), key=lambda p: (-p.rating, p.userid))
     ctx.reply(*player_table("Abalone ratings", "Abalone rating list, highest first:",
                             players))
 
 
-def standings(ctx: MailContext, c: parsing.Standings) -> None:
+def standings(ctx: MailContext, c: protocol.Standings) -> None:
     players = sorted(_player_lines(ctx),
                      key=lambda p: (-p.wins, p.losses, -p.draws, -p.rating, p.userid))
     ctx.reply(*player_table("Abalone standings", "Abalone standings, most wins first:",
@@ -758,25 +758,25 @@ def standings(ctx: MailContext, c: parsing.Standings) -> None:
 Handler = Callable[[MailContext, Any], None]
 
 HANDLERS: dict[type, Handler] = {
-    parsing.Queue: queue,
-    parsing.Submit: submit,
-    parsing.Confirm: confirm,
-    parsing.Preview: preview,
-    parsing.MoveAction: move_action,
-    parsing.Chat: chat,
-    parsing.Subscribe: subscribe,
-    parsing.Unsubscribe: unsubscribe,
-    parsing.Notify: notify,
-    parsing.Limit: limit,
-    parsing.AcceptChallenge: accept_challenges,
-    parsing.RejectChallenge: reject_challenges,
-    parsing.Seek: seek,
-    parsing.Games: games,
-    parsing.ShowUser: show_user,
-    parsing.ShowAs: show_as,
-    parsing.History: history,
-    parsing.Standings: standings,
-    parsing.Ratings: ratings,
+    protocol.Queue: queue,
+    protocol.Submit: submit,
+    protocol.Confirm: confirm,
+    protocol.Preview: preview,
+    protocol.MoveAction: move_action,
+    protocol.Chat: chat,
+    protocol.Subscribe: subscribe,
+    protocol.Unsubscribe: unsubscribe,
+    protocol.Notify: notify,
+    protocol.Limit: limit,
+    protocol.AcceptChallenge: accept_challenges,
+    protocol.RejectChallenge: reject_challenges,
+    protocol.Seek: seek,
+    protocol.Games: games,
+    protocol.ShowUser: show_user,
+    protocol.ShowAs: show_as,
+    protocol.History: history,
+    protocol.Standings: standings,
+    protocol.Ratings: ratings,
 }
 
 REPLY_ACTIONS: dict[str, Callable[..., None]] = {

@@ -17,10 +17,11 @@ from typing import Any
 
 from sqlalchemy.orm import Session
 
-from .. import parsing
+from .. import protocol
 from ..config import Settings
 from ..db import repository
 from ..db.models import InboxMail
+from ..mail.decoding import extract_body_text
 from ..mail.guards import answer_address
 from . import accounts, mails, play
 from .context import CommandError, MailContext
@@ -49,8 +50,8 @@ def _context(
     sender = answer_address(message, mail.envelope_from)
     message_id = (message.get("Message-ID") or "").strip() or None
     references = (message.get("References") or "").split()
-    subject = parsing.strip_subject_prefixes(str(message.get("Subject") or ""))
-    body = parsing.extract_body_text(message)
+    subject = protocol.strip_subject_prefixes(str(message.get("Subject") or ""))
+    body = extract_body_text(message)
     return MailContext(
         session=session,
         settings=settings,
@@ -78,7 +79,7 @@ def _reply_target(
         local, _, domain = address.strip().strip("<>").rpartition("@")
         if domain.lower() != settings.address_domain.lower():
             continue
-        found = parsing.parse_reply_address(local, settings.address_local)
+        found = protocol.parse_reply_address(local, settings.address_local)
         if found is not None:
             return found
     return None
@@ -88,37 +89,37 @@ def _reply_target(
 def _handle_subject(ctx: MailContext) -> None:
     subject, body = ctx.subject, ctx.body
     if not subject.strip():
-        lines = parsing.multiple_lines(body)
+        lines = protocol.multiple_lines(body)
         if not lines:
             ctx.reply(*mails.plain_error(ctx, "Your mail has no command in its Subject line. "
                                          "Send \"help\" as the Subject for instructions."))
             return
         subject, body = lines[0], ""
     try:
-        command = parsing.parse_command(subject, body)
-    except parsing.CommandSyntaxError as error:
+        command = protocol.parse_command(subject, body)
+    except protocol.CommandSyntaxError as error:
         ctx.reply(*mails.error_mail(ctx, str(error), None))
         return
-    if isinstance(command, parsing.Multiple):
+    if isinstance(command, protocol.Multiple):
         _handle_multiple(ctx, command)
         return
     _run(ctx, lambda: dispatch(ctx, command), quote=True)
 
 
-def _handle_multiple(ctx: MailContext, command: parsing.Multiple) -> None:
+def _handle_multiple(ctx: MailContext, command: protocol.Multiple) -> None:
     if not command.lines:
         ctx.reply(*mails.error_mail(ctx, "A multiple mail holds one command per line of "
                                          "its body, and this one has none.", None))
         return
     results: list[str] = []
     for line in command.lines:
-        masked = parsing.mask_passwords(line)
+        masked = protocol.mask_passwords(line)
         try:
-            inner = parsing.parse_command(line, "")
-        except parsing.CommandSyntaxError as error:
+            inner = protocol.parse_command(line, "")
+        except protocol.CommandSyntaxError as error:
             results.append(f"{masked}\n  -> {error}".replace("\n", "\n     "))
             continue
-        if isinstance(inner, parsing.Multiple):
+        if isinstance(inner, protocol.Multiple):
             results.append(f"{masked}\n  -> a multiple cannot hold another multiple")
             continue
         error_text = _run(ctx, lambda: dispatch(ctx, inner), quote=False, line=line)
@@ -143,7 +144,7 @@ def _run(ctx: MailContext, action: Callable[[], None], *, quote: bool,
         return error.message
 
 
-def dispatch(ctx: MailContext, command: parsing.Command) -> None:
+def dispatch(ctx: MailContext, command: protocol.Command) -> None:
     handler = HANDLERS.get(type(command))
     if handler is None:
         raise CommandError(
@@ -169,9 +170,9 @@ def _handle_reply(ctx: MailContext, board_number: int, token: str) -> None:
             "addresses; use the abalone move command with your password instead",
             board=board_number,
         )
-    action = parsing.parse_reply_body(ctx.body)
+    action = protocol.parse_reply_body(ctx.body)
     if action is None:
-        first = parsing.first_reply_line(ctx.body)
+        first = protocol.first_reply_line(ctx.body)
         found = f' (found "{first}")' if first else ""
         raise CommandError(
             "Put your move (for example c3-c5,d4) or one of resign, propose, undo, "
@@ -205,73 +206,73 @@ REPLY_ACTIONS: dict[str, Callable[..., None]] = {}
 
 # ---------------------------------------------------------------- command handlers
 def _comment(ctx: MailContext) -> str:
-    return parsing.extract_comment(ctx.body)
+    return protocol.extract_comment(ctx.body)
 
 
-def _signup(ctx: MailContext, c: parsing.Signup) -> None:
+def _signup(ctx: MailContext, c: protocol.Signup) -> None:
     accounts.signup(ctx, c.userid, c.password, list(c.addresses))
 
 
-def _add(ctx: MailContext, c: parsing.AddAddress) -> None:
+def _add(ctx: MailContext, c: protocol.AddAddress) -> None:
     accounts.add_addresses(ctx, c.userid, c.password, list(c.addresses))
 
 
-def _change_password(ctx: MailContext, c: parsing.ChangePassword) -> None:
+def _change_password(ctx: MailContext, c: protocol.ChangePassword) -> None:
     accounts.change_password(ctx, c.userid, c.old, c.new)
 
 
-def _change_address(ctx: MailContext, c: parsing.ChangeAddress) -> None:
+def _change_address(ctx: MailContext, c: protocol.ChangeAddress) -> None:
     accounts.change_addresses(ctx, c.userid, c.password, list(c.addresses))
 
 
-def _signoff(ctx: MailContext, c: parsing.Signoff) -> None:
+def _signoff(ctx: MailContext, c: protocol.Signoff) -> None:
     accounts.signoff(ctx, c.userid, c.password)
 
 
-def _delete(ctx: MailContext, c: parsing.Delete) -> None:
+def _delete(ctx: MailContext, c: protocol.Delete) -> None:
     accounts.delete(ctx, c.userid, c.password)
 
 
-def _help(ctx: MailContext, c: parsing.Help | parsing.GameHelp) -> None:
-    ctx.reply(*mails.help_mail(ctx, list(c.topics), game=isinstance(c, parsing.GameHelp)))
+def _help(ctx: MailContext, c: protocol.Help | protocol.GameHelp) -> None:
+    ctx.reply(*mails.help_mail(ctx, list(c.topics), game=isinstance(c, protocol.GameHelp)))
 
 
-def _challenge(ctx: MailContext, c: parsing.Challenge) -> None:
+def _challenge(ctx: MailContext, c: protocol.Challenge) -> None:
     play.challenge(ctx, dict(c.options), list(c.userids))
 
 
-def _move(ctx: MailContext, c: parsing.Move) -> None:
+def _move(ctx: MailContext, c: protocol.Move) -> None:
     request = play.MoveRequest(c.board, c.move_text, c.expected_ply, _comment(ctx))
     play.move_by_command(ctx, c.userid, c.password, request)
 
 
-def _resign(ctx: MailContext, c: parsing.Resign) -> None:
+def _resign(ctx: MailContext, c: protocol.Resign) -> None:
     play.resign(ctx, c.board, c.userid, c.password, _comment(ctx))
 
 
-def _show(ctx: MailContext, c: parsing.ShowBoards) -> None:
+def _show(ctx: MailContext, c: protocol.ShowBoards) -> None:
     for item in c.boards:
         play.show(ctx, item.board, item.ply)
 
 
-def _games(ctx: MailContext, c: parsing.Games) -> None:
+def _games(ctx: MailContext, c: protocol.Games) -> None:
     play.games(ctx, list(c.userids), c.filter or "all")
 
 
 HANDLERS: dict[type, Handler] = {
-    parsing.Help: _help,
-    parsing.GameHelp: _help,
-    parsing.Signup: _signup,
-    parsing.AddAddress: _add,
-    parsing.ChangePassword: _change_password,
-    parsing.ChangeAddress: _change_address,
-    parsing.Signoff: _signoff,
-    parsing.Delete: _delete,
-    parsing.Challenge: _challenge,
-    parsing.Move: _move,
-    parsing.Resign: _resign,
-    parsing.ShowBoards: _show,
-    parsing.Games: _games,
+    protocol.Help: _help,
+    protocol.GameHelp: _help,
+    protocol.Signup: _signup,
+    protocol.AddAddress: _add,
+    protocol.ChangePassword: _change_password,
+    protocol.ChangeAddress: _change_address,
+    protocol.Signoff: _signoff,
+    protocol.Delete: _delete,
+    protocol.Challenge: _challenge,
+    protocol.Move: _move,
+    protocol.Resign: _resign,
+    protocol.ShowBoards: _show,
+    protocol.Games: _games,
 }
 
 

@@ -15,7 +15,7 @@ from typing import Any
 
 from sqlalchemy import select
 
-from .. import parsing, render
+from .. import protocol, render
 from ..db import repository
 from ..db.models import Game, ServerCounter, User
 from .accounts import authenticate, find_user, user_addresses
@@ -61,7 +61,7 @@ def _touch_counter(ctx: MailContext, name: str, counter: ServerCounter | None) -
 
 
 # ------------------------------------------------------------------------------ list
-def list_users(ctx: MailContext, _command: parsing.List | None = None) -> None:
+def list_users(ctx: MailContext, _command: protocol.List | None = None) -> None:
     users = list(
         ctx.session.scalars(select(User).where(User.disabled.is_(False)).order_by(User.userid))
     )
@@ -133,7 +133,7 @@ def _message_body(sender: User, text: str, how_to_answer: str) -> str:
     return f"From {sender.userid}:\n\n{text.strip()}\n\n-- \n{render._wrap(how_to_answer)}\n"
 
 
-def message(ctx: MailContext, c: parsing.Message) -> None:
+def message(ctx: MailContext, c: protocol.Message) -> None:
     sender = authenticate(ctx, c.userid, c.password)
     recipients = _recipients(ctx, c.to)
     text = c.text.strip()
@@ -155,7 +155,7 @@ def message(ctx: MailContext, c: parsing.Message) -> None:
 
 
 # ------------------------------------------------------------------------- broadcast
-def broadcast(ctx: MailContext, c: parsing.Broadcast) -> None:
+def broadcast(ctx: MailContext, c: protocol.Broadcast) -> None:
     sender = authenticate(ctx, c.userid, c.password)
     text = c.text.strip()
     if not text:
@@ -195,7 +195,7 @@ def broadcast(ctx: MailContext, c: parsing.Broadcast) -> None:
 
 
 # -------------------------------------------------------------------------- all show
-def all_show(ctx: MailContext, c: parsing.AllShow) -> None:
+def all_show(ctx: MailContext, c: protocol.AllShow) -> None:
     from . import mails  # mails imports the play layer; keep the import graph flat
 
     user = find_user(ctx, c.userid)
@@ -222,7 +222,7 @@ def _vacation_counter_name(user: User) -> str:
     return f"vacation:{user.userid}"
 
 
-def vacation(ctx: MailContext, c: parsing.Vacation) -> None:
+def vacation(ctx: MailContext, c: protocol.Vacation) -> None:
     user = authenticate(ctx, c.userid, c.password)
     name = _vacation_counter_name(user)
     if c.on:
@@ -274,7 +274,7 @@ def new_code() -> str:
     return "".join(secrets.choice(_CODE_ALPHABET) for _ in range(_CODE_LENGTH))
 
 
-def password_reset(ctx: MailContext, c: parsing.PasswordReset) -> None:
+def password_reset(ctx: MailContext, c: protocol.PasswordReset) -> None:
     user = find_user(ctx, c.userid)
     if user.disabled:
         raise CommandError(f"Userid {user.userid} is no longer active")
@@ -316,7 +316,7 @@ def password_reset(ctx: MailContext, c: parsing.PasswordReset) -> None:
         )
 
 
-def password_set(ctx: MailContext, c: parsing.PasswordSet) -> None:
+def password_set(ctx: MailContext, c: protocol.PasswordSet) -> None:
     user = find_user(ctx, c.userid)
     if user.disabled:
         raise CommandError(f"Userid {user.userid} is no longer active")
@@ -347,11 +347,11 @@ def password_set(ctx: MailContext, c: parsing.PasswordSet) -> None:
 
 
 HANDLERS: dict[type, Callable[[MailContext, Any], None]] = {
-    parsing.List: list_users,
-    parsing.Message: message,
-    parsing.Broadcast: broadcast,
-    parsing.AllShow: all_show,
-    parsing.Vacation: vacation,
-    parsing.PasswordReset: password_reset,
-    parsing.PasswordSet: password_set,
+    protocol.List: list_users,
+    protocol.Message: message,
+    protocol.Broadcast: broadcast,
+    protocol.AllShow: all_show,
+    protocol.Vacation: vacation,
+    protocol.PasswordReset: password_reset,
+    protocol.PasswordSet: password_set,
 }
