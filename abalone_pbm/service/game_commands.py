@@ -41,7 +41,7 @@ from sqlalchemy import select
 
 from .. import protocol, render
 from ..db.models import Game, Observer, Seat, Seek, User
-from ..render_game import PlayerLine, answer_mail, chat_mail, player_table, preview_mail
+from ..render import PlayerLine, answer_mail, chat_mail, player_table, preview_mail
 from ..rules import Board, MoveError, Outcome, Rules
 from ..rules.notation import read_cells
 from . import mails, play

@@ -8,7 +8,7 @@ from dataclasses import dataclass, replace
 from sqlalchemy import func, select
 
 from .. import render
-from ..render_game import answer_mail, wrap_text
+from ..render import answer_mail, wrap_text
 from ..db import repository
 from ..db.models import Game, Observer, Seat, User
 from ..rules import Board, MoveError, Outcome, get_layout, layout_names

@@ -130,7 +130,7 @@ def _relay(ctx: MailContext, users: Iterable[User], subject: str, body: str,
 
 def _message_body(sender: User, text: str, how_to_answer: str) -> str:
     # Not tidied: the "-- " line (the signature mark) keeps its blank.
-    return f"From {sender.userid}:\n\n{text.strip()}\n\n-- \n{render._wrap(how_to_answer)}\n"
+    return f"From {sender.userid}:\n\n{text.strip()}\n\n-- \n{render.wrap_text(how_to_answer)}\n"
 
 
 def message(ctx: MailContext, c: protocol.Message) -> None:

@@ -145,7 +145,7 @@ def test_ratings_list_robots_and_draws(harness: Harness) -> None:
 
 
 def test_empty_rating_list_and_bad_arguments(harness: Harness) -> None:
-    from abalone_pbm.render_game import player_table
+    from abalone_pbm.render import player_table
 
     subject, body = player_table("Abalone ratings", "Abalone rating list:", [])
     assert subject == "Abalone ratings" and "No rated games have been played yet." in body

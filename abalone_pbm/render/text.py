@@ -1,0 +1,62 @@
+"""Plain-text helpers shared by every mail: wrapping, lists in words, tidy bodies."""
+
+from __future__ import annotations
+
+import re
+import textwrap
+from typing import Sequence
+
+#: The widest line of a table (the move table); prose is wrapped to 72 columns.
+WIDTH = 76
+#: The row of asterisks above and below a player's words.
+RULE = "*" * 72
+
+
+def tidy(text: str) -> str:
+    """A mail body: no trailing blanks, never two blank lines in a row, no blank lines
+    at the start or the end, one final newline."""
+    out: list[str] = []
+    for line in text.split("\n"):
+        line = line.rstrip()
+        if not line and (not out or not out[-1]):
+            continue
+        out.append(line)
+    while out and not out[-1]:
+        out.pop()
+    return "\n".join(out) + "\n"
+
+
+def wrap_text(text: str, width: int = 72, indent: str = "") -> str:
+    """Fill each paragraph (blocks separated by blank lines) to ``width``; blocks with an
+    indented line (examples, tables) are kept as they are."""
+    blocks = re.split(r"\n[ \t]*\n", text.strip("\n"))
+    out = []
+    for block in blocks:
+        lines = block.split("\n")
+        if any(line[:1] in (" ", "\t") for line in lines):
+            out.append("\n".join(indent + line if line else line for line in lines))
+        else:
+            out.append(
+                textwrap.fill(
+                    " ".join(line.strip() for line in lines),
+                    width,
+                    initial_indent=indent,
+                    subsequent_indent=indent,
+                    break_long_words=False,
+                    break_on_hyphens=False,
+                )
+            )
+    return "\n\n".join(out)
+
+
+def plural(count: int, word: str, plural: str | None = None) -> str:
+    """``1 day``, ``3 days``; ``plural`` when adding an s is wrong."""
+    return f"{count} {word if count == 1 else plural or word + 's'}"
+
+
+def and_list(items: Sequence[str]) -> str:
+    """``a``, ``a and b``, ``a, b and c``."""
+    items = list(items)
+    if len(items) <= 1:
+        return "".join(items)
+    return ", ".join(items[:-1]) + " and " + items[-1]
