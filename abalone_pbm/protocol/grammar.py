@@ -67,7 +67,6 @@ from .registry import (
     COMMANDS,
     GAME_COMMAND_WORDS,
     SERVER_FIRST_WORDS,
-    CommandSpec,
     match_spec,
     matched_length,
     nearest_command,
