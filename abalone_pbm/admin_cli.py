@@ -97,9 +97,9 @@ def _run(name: str, args: argparse.Namespace, action: Any) -> int:
 # ------------------------------------------------------------------------------- tick
 def _tick(database: Database, settings: Settings, args: argparse.Namespace) -> int:
     from .clock import SystemClock
-    from .service import mailroom
+    from .service import timeouts
 
-    summary = mailroom.tick(database, SystemClock().now(), settings)
+    summary = timeouts.tick(database, SystemClock().now(), settings)
     print(f"abalone-pbm tick: {summary}")
     return 1 if getattr(summary, "failed", 0) else 0
 
@@ -278,8 +278,7 @@ def _games_list(database: Database, settings: Settings, args: argparse.Namespace
 
 def _games_show(database: Database, settings: Settings, args: argparse.Namespace) -> int:
     from . import render
-    from .service.games import GameOptions, load_board
-    from .service.mails import options_mapping
+    from .service.games import GameOptions, load_board, options_mapping
 
     with database.read() as session:
         game = _get_game(session, args.number)
@@ -335,7 +334,7 @@ def _games_abort(database: Database, settings: Settings, args: argparse.Namespac
     from .clock import SystemClock
     from .service.context import MailContext
     from .service.games import load_board
-    from .service.mails import observers_of
+    from .service.queries import observers_of
 
     now = SystemClock().now()
     reason = " ".join((args.reason or "").split())

@@ -60,20 +60,13 @@ def open_database(settings: Settings, *, upgrade: bool = True) -> Database:
 
 def _service_hooks(settings: Settings, database: Database) -> tuple[Handle, Tick | None]:
     """The service layer's ``handle`` for the worker and ``tick`` for the clock thread."""
-    from .service import mailroom
-
-    process_mail: Callable[..., None] = mailroom.process_mail
+    from .service import mailroom, timeouts
 
     def handle(session: Any, mail: Any, message: Any, now: datetime) -> None:
-        process_mail(session, mail, message, now, settings)
-
-    tick_function: Callable[..., None] | None = getattr(mailroom, "tick", None)
-    if tick_function is None:
-        return handle, None
+        mailroom.process_mail(session, mail, message, now, settings)
 
     def tick(now: datetime) -> None:
-        assert tick_function is not None
-        tick_function(database, now, settings)
+        timeouts.tick(database, now, settings)
 
     return handle, tick
 

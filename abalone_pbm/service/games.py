@@ -1,18 +1,26 @@
-"""Games as the service layer sees them: options, loading the board, playing, finishing."""
+"""A stored game as the service layer reads it: its options, its board, its seats and moves.
+
+Nothing here writes: the options are translated both ways (the words of a challenge,
+the JSON stored with the game), the board is built from the stored position, seats
+and moves are looked up.
+"""
 
 from __future__ import annotations
 
 import json
 import secrets
 from dataclasses import asdict, dataclass, field
-from datetime import datetime
 
 from sqlalchemy import select
 from sqlalchemy.orm import object_session
 
 from ..db.models import Game, MoveRecord, Seat, User
-from ..rules import Board, Outcome, Rules, get_layout, starting_position
-from ..rules.variants import check_variant
+from ..rules import Board, Rules, get_layout, starting_position
+from ..rules.variants import check_variant, pick_variant, variant_names
+from .context import CommandError
+
+#: The longest -nagtime, -forfeittime or -totaltime, in days.
+MAX_DAYS = 365
 
 #: Token alphabet for reply addresses: lower-case letters and digits, no look-alikes.
 _TOKEN_ALPHABET = "abcdefghjkmnpqrstuvwxyz23456789"
@@ -83,6 +91,87 @@ def start_position_for(options: GameOptions, players: int) -> str:
     return starting_position(get_layout(options.layout, players), options.variant)
 
 
+def parse_options(raw: dict[str, str | bool], players: int) -> GameOptions:
+    """Turn the `-name[=value]` options of a challenge into GameOptions, or explain."""
+    values: dict[str, object] = {}
+    extra: dict[str, str] = {}
+    variants_chosen: list[str] = []
+    for name, value in raw.items():
+        key = name.lower().lstrip("-")
+        if key == "bowl":
+            values["layout"] = "bowl"
+        elif key == "layout":
+            if not isinstance(value, str) or not value:
+                raise CommandError("-layout needs a name, e.g. -layout=belgian-daisy")
+            try:
+                layout = get_layout(value, players)
+            except ValueError as error:
+                raise CommandError(str(error)) from None
+            values["layout"] = layout.name
+        elif key == "teams":
+            values["teams"] = True
+        elif key == "ko":
+            values["ko"] = True
+        elif key in ("target", "movelimit", "nagtime", "forfeittime", "totaltime"):
+            values[key] = _positive_number(key, value)
+        elif key in variant_names():
+            if value is not True:
+                raise CommandError(f"-{key} takes no value")
+            try:
+                values["variant"] = pick_variant([*variants_chosen, key])
+            except ValueError as error:
+                raise CommandError(str(error)) from None
+            variants_chosen.append(key)
+        else:
+            known = "-bowl, -layout=NAME, -teams, -ko, -target=N, -movelimit=N, " \
+                    "-nagtime=D, -forfeittime=D, -totaltime=D, " \
+                    + ", ".join(f"-{name}" for name in variant_names())
+            raise CommandError(f"Unknown challenge option -{key}; the options are {known}")
+    options = GameOptions(**values, extra=extra)  # type: ignore[arg-type]
+    if options.nagtime >= options.forfeittime:
+        raise CommandError("-nagtime must be shorter than -forfeittime")
+    try:
+        start_position_for(options, players)
+    except ValueError as error:
+        raise CommandError(str(error)) from None
+    return options
+
+
+def _positive_number(key: str, value: str | bool) -> int:
+    if not isinstance(value, str) or not value.isdigit() or int(value) < 1:
+        raise CommandError(f"-{key} needs a positive whole number, e.g. -{key}=10")
+    number = int(value)
+    if key in ("nagtime", "forfeittime", "totaltime") and number > MAX_DAYS:
+        raise CommandError(f"-{key} is in days and at most {MAX_DAYS}")
+    return number
+
+
+def options_mapping(options: GameOptions) -> dict[str, str | bool]:
+    """The options as the challenge command spells them (names without the dash)."""
+    out: dict[str, str | bool] = {}
+    if options.layout == "bowl":
+        out["bowl"] = True
+    elif options.layout != "standard":
+        out["layout"] = options.layout
+    if options.teams:
+        out["teams"] = True
+    if options.ko:
+        out["ko"] = True
+    if options.target != 6:
+        out["target"] = str(options.target)
+    if options.movelimit:
+        out["movelimit"] = str(options.movelimit)
+    if options.variant:
+        out[options.variant] = True
+    if options.nagtime != 7:
+        out["nagtime"] = str(options.nagtime)
+    if options.forfeittime != 21:
+        out["forfeittime"] = str(options.forfeittime)
+    if options.totaltime:
+        out["totaltime"] = str(options.totaltime)
+    return out
+
+
 def load_board(game: Game) -> Board:
     """The game's board now, with resignations applied.
 
@@ -124,57 +213,6 @@ def seat_number(game: Game, number: int) -> Seat:
         if seat.seat == number:
             return seat
     raise LookupError(f"board {game.number} has no seat {number}")
-
-
-def userid_to_move(game: Game, board: Board) -> str:
-    return seat_number(game, board.turn).user.userid
-
-
-def record_move(
-    game: Game,
-    board: Board,
-    seat: int,
-    move_text: str,
-    now: datetime,
-    *,
-    source_message_id: str | None,
-    automatic: bool = False,
-    comment: str | None = None,
-) -> MoveRecord:
-    """Write a move that has just been pushed on ``board`` into the game."""
-    record = MoveRecord(
-        game_id=game.id,
-        ply=game.ply + 1,
-        seat=seat,
-        text=move_text,
-        created_at=now,
-        source_message_id=source_message_id,
-        automatic=automatic,
-        comment=comment,
-    )
-    # Added through the session, not game.moves: appending to the relationship would
-    # load every earlier move, and a move must cost the same at ply 3 and at ply 300.
-    session = object_session(game)
-    assert session is not None, "record_move needs a game loaded in a session"
-    session.add(record)
-    game.ply += 1
-    game.position = board.position()
-    game.updated_at = now
-    game.turn_started_at = now
-    game.last_nag_at = None
-    # A normal move clears a pending draw or undo proposal.
-    game.proposal = None
-    game.proposal_seat = None
-    game.proposal_votes = ""
-    return record
-
-
-def finish(game: Game, outcome: Outcome, now: datetime) -> None:
-    game.status = "finished"
-    game.winners = ",".join(str(s) for s in outcome.winners)
-    game.result_reason = outcome.reason
-    game.finished_at = now
-    game.updated_at = now
 
 
 def recent_moves(game: Game, count: int | None) -> list[MoveRecord]:

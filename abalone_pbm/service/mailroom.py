@@ -1,7 +1,9 @@
 """Mail in -> commands -> results -> replies: the worker's processing function.
 
-One stored mail is handled inside the worker's transaction.  Each command runs in a
-savepoint of its own, so a command that fails changes nothing and one bad line of a
+The mail is read (its Subject, body, and the reply address it was sent to), parsed into
+commands, and each command is handed to its handler (:data:`HANDLERS`: command class ->
+handler function).  One stored mail is handled inside the worker's transaction.  Each
+command runs in a savepoint of its own, so a command that fails changes nothing and one bad line of a
 ``multiple`` mail never sinks the others; every answer goes to the outbox in the same
 transaction as the change that caused it.
 """
@@ -19,12 +21,12 @@ from sqlalchemy.orm import Session
 
 from .. import protocol
 from ..config import Settings
-from ..db import repository
 from ..db.models import InboxMail
 from ..mail.decoding import extract_body_text
 from ..mail.guards import answer_address
-from . import accounts, mails, play
+from . import mails
 from .context import CommandError, MailContext
+from .handlers import accounts, challenges, lists, moves, replies, resign, social, votes
 
 log = logging.getLogger(__name__)
 
@@ -38,7 +40,7 @@ def process_mail(
     ctx = _context(session, mail, message, now, settings)
     reply_target = _reply_target(mail, message, settings)
     if reply_target is not None:
-        _run(ctx, lambda: _handle_reply(ctx, *reply_target), quote=True)
+        _run(ctx, lambda: replies.board_reply(ctx, *reply_target), quote=True)
     else:
         _handle_subject(ctx)
     ctx.flush()
@@ -153,143 +155,49 @@ def dispatch(ctx: MailContext, command: protocol.Command) -> None:
     handler(ctx, command)
 
 
-# ---------------------------------------------------------------- moving by reply
-def _handle_reply(ctx: MailContext, board_number: int, token: str) -> None:
-    seat = repository.seat_by_token(ctx.session, token)
-    if seat is None or seat.game.number != board_number:
-        raise CommandError(
-            f"This reply address is not valid for board {board_number}; "
-            "reply to the latest mail of the board, or use the abalone move command"
-        )
-    game = play.load_game(ctx, board_number)
-    user = seat.user
-    addresses = accounts.user_addresses(user)
-    if ctx.settings.reply_requires_registered_sender and ctx.sender.lower() not in addresses:
-        raise CommandError(
-            f"Replies for {user.userid} must come from one of {user.userid}'s registered "
-            "addresses; use the abalone move command with your password instead",
-            board=board_number,
-        )
-    action = protocol.parse_reply_body(ctx.body)
-    if action is None:
-        first = protocol.first_reply_line(ctx.body)
-        found = f' (found "{first}")' if first else ""
-        raise CommandError(
-            "Put your move (for example c3-c5,d4) or one of resign, propose, undo, "
-            f"accept, reject, show on the first line of your reply{found}",
-            board=board_number,
-        )
-    if action.action == "move":
-        request = play.MoveRequest(
-            board=board_number,
-            text=action.move_text or "",
-            expected_ply=action.expected_ply,
-            comment=action.comment,
-            source="reply",
-        )
-        play.play_move(ctx, game, user, request)
-    elif action.action == "resign":
-        play.resign_player(ctx, game, user, action.comment)
-    elif action.action == "show":
-        play.show(ctx, board_number, None)
-    else:
-        handler = REPLY_ACTIONS.get(action.action)
-        if handler is None:
-            raise CommandError(f"{action.action} is not available on this server yet",
-                               board=board_number)
-        handler(ctx, game, user, action.action, action.comment)
-
-
-#: Extra reply words (propose, undo, accept, reject) registered by other modules.
-REPLY_ACTIONS: dict[str, Callable[..., None]] = {}
-
-
 # ---------------------------------------------------------------- command handlers
-def _comment(ctx: MailContext) -> str:
-    return protocol.extract_comment(ctx.body)
-
-
-def _signup(ctx: MailContext, c: protocol.Signup) -> None:
-    accounts.signup(ctx, c.userid, c.password, list(c.addresses))
-
-
-def _add(ctx: MailContext, c: protocol.AddAddress) -> None:
-    accounts.add_addresses(ctx, c.userid, c.password, list(c.addresses))
-
-
-def _change_password(ctx: MailContext, c: protocol.ChangePassword) -> None:
-    accounts.change_password(ctx, c.userid, c.old, c.new)
-
-
-def _change_address(ctx: MailContext, c: protocol.ChangeAddress) -> None:
-    accounts.change_addresses(ctx, c.userid, c.password, list(c.addresses))
-
-
-def _signoff(ctx: MailContext, c: protocol.Signoff) -> None:
-    accounts.signoff(ctx, c.userid, c.password)
-
-
-def _delete(ctx: MailContext, c: protocol.Delete) -> None:
-    accounts.delete(ctx, c.userid, c.password)
-
-
-def _help(ctx: MailContext, c: protocol.Help | protocol.GameHelp) -> None:
-    ctx.reply(*mails.help_mail(ctx, list(c.topics), game=isinstance(c, protocol.GameHelp)))
-
-
-def _challenge(ctx: MailContext, c: protocol.Challenge) -> None:
-    play.challenge(ctx, dict(c.options), list(c.userids))
-
-
-def _move(ctx: MailContext, c: protocol.Move) -> None:
-    request = play.MoveRequest(c.board, c.move_text, c.expected_ply, _comment(ctx))
-    play.move_by_command(ctx, c.userid, c.password, request)
-
-
-def _resign(ctx: MailContext, c: protocol.Resign) -> None:
-    play.resign(ctx, c.board, c.userid, c.password, _comment(ctx))
-
-
-def _show(ctx: MailContext, c: protocol.ShowBoards) -> None:
-    for item in c.boards:
-        play.show(ctx, item.board, item.ply)
-
-
-def _games(ctx: MailContext, c: protocol.Games) -> None:
-    play.games(ctx, list(c.userids), c.filter or "all")
-
-
 HANDLERS: dict[type, Handler] = {
-    protocol.Help: _help,
-    protocol.GameHelp: _help,
-    protocol.Signup: _signup,
-    protocol.AddAddress: _add,
-    protocol.ChangePassword: _change_password,
-    protocol.ChangeAddress: _change_address,
-    protocol.Signoff: _signoff,
-    protocol.Delete: _delete,
-    protocol.Challenge: _challenge,
-    protocol.Move: _move,
-    protocol.Resign: _resign,
-    protocol.ShowBoards: _show,
-    protocol.Games: _games,
+    # accounts
+    protocol.Signup: accounts.signup,
+    protocol.AddAddress: accounts.add_addresses,
+    protocol.ChangePassword: accounts.change_password,
+    protocol.ChangeAddress: accounts.change_addresses,
+    protocol.Signoff: accounts.signoff,
+    protocol.Delete: accounts.delete,
+    protocol.PasswordReset: accounts.password_reset,
+    protocol.PasswordSet: accounts.password_set,
+    # challenges
+    protocol.Challenge: challenges.challenge,
+    protocol.Seek: challenges.seek,
+    protocol.Limit: challenges.limit,
+    protocol.AcceptChallenge: challenges.accept_challenges,
+    protocol.RejectChallenge: challenges.reject_challenges,
+    protocol.Vacation: challenges.vacation,
+    # moves
+    protocol.Move: moves.move,
+    protocol.Queue: moves.queue,
+    protocol.Submit: moves.submit,
+    protocol.Confirm: moves.confirm,
+    protocol.Preview: moves.preview,
+    protocol.Resign: resign.resign,
+    protocol.MoveAction: votes.move_action,
+    # players and watchers
+    protocol.Chat: social.chat,
+    protocol.Subscribe: social.subscribe,
+    protocol.Unsubscribe: social.unsubscribe,
+    protocol.Notify: social.notify,
+    protocol.Message: social.message,
+    protocol.Broadcast: social.broadcast,
+    # reading
+    protocol.Help: lists.send_help,
+    protocol.GameHelp: lists.send_help,
+    protocol.ShowBoards: lists.show,
+    protocol.ShowUser: lists.show_user,
+    protocol.ShowAs: lists.show_as,
+    protocol.AllShow: lists.all_show,
+    protocol.Games: lists.games,
+    protocol.History: lists.history,
+    protocol.List: lists.list_users,
+    protocol.Ratings: lists.ratings,
+    protocol.Standings: lists.standings,
 }
-
-
-def _register_extensions() -> None:
-    """The commands of the game_commands and server_commands modules join the tables."""
-    from . import game_commands, server_commands
-
-    for module in (game_commands, server_commands):
-        HANDLERS.update(module.HANDLERS)
-        REPLY_ACTIONS.update(getattr(module, "REPLY_ACTIONS", {}))
-
-
-_register_extensions()
-
-
-def tick(database: Any, now: datetime, settings: Settings) -> Any:
-    """The clock: reminders, forfeits and time limits (``serve`` calls it every minute)."""
-    from . import timeouts
-
-    return timeouts.tick(database, now, settings)

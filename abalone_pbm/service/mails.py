@@ -1,54 +1,37 @@
-"""From games and users to rendered mails: builds the render layer's plain views."""
+"""The mails that many commands send: board mails to players and observers, a board
+shown, error answers, help.
+
+A game and its users become the render layer's plain :class:`render.GameView`; the
+render layer turns that into text.  Each function returns the mail (subject, body) or
+queues it on the context; none changes a game.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
-from sqlalchemy import select
+from collections.abc import Callable, Sequence
+from datetime import datetime
 
 from .. import render
 from ..db import repository
-from ..db.models import Game, Observer, Seat, User
+from ..db.models import Game, Seat, User
 from ..rules import Board
-from .accounts import user_addresses
 from .context import MailContext, Outgoing
-from .games import GameOptions, board_at, load_board, recent_moves, winners_of
+from .games import GameOptions, board_at, load_board, options_mapping, recent_moves, winners_of
+from .queries import (
+    observers_of,
+    proposal_votes,
+    recipient_userid,
+    robot_descriptions,
+    user_addresses,
+)
+
+#: A render function for one board mail: render.board_mail, new_game_mail, game_over_mail.
+BoardMail = Callable[..., tuple[str, str]]
 
 
-def options_mapping(options: GameOptions) -> dict[str, str | bool]:
-    """The options as the challenge command spells them (names without the dash)."""
-    out: dict[str, str | bool] = {}
-    if options.layout == "bowl":
-        out["bowl"] = True
-    elif options.layout != "standard":
-        out["layout"] = options.layout
-    if options.teams:
-        out["teams"] = True
-    if options.ko:
-        out["ko"] = True
-    if options.target != 6:
-        out["target"] = str(options.target)
-    if options.movelimit:
-        out["movelimit"] = str(options.movelimit)
-    if options.variant:
-        out[options.variant] = True
-    if options.nagtime != 7:
-        out["nagtime"] = str(options.nagtime)
-    if options.forfeittime != 21:
-        out["forfeittime"] = str(options.forfeittime)
-    if options.totaltime:
-        out["totaltime"] = str(options.totaltime)
-    return out
-
-
-def observers_of(ctx: MailContext, game: Game) -> list[tuple[User, bool]]:
-    rows = ctx.session.execute(
-        select(User, Observer.results_only)
-        .join(Observer, Observer.user_id == User.id)
-        .where(Observer.game_id == game.id)
-        .order_by(User.userid)
-    )
-    return [(user, bool(results_only)) for user, results_only in rows]
+def when(moment: datetime) -> str:
+    """A moment as the server's mails write it."""
+    return moment.strftime("%Y-%m-%d %H:%M UTC")
 
 
 def game_view(
@@ -70,7 +53,7 @@ def game_view(
     moves = tuple((m.ply, m.seat, m.text + ("*" if m.automatic else "")) for m in records)
     vote = None
     if game.proposal and game.status == "active":
-        voted = {int(s) for s in game.proposal_votes.split(",") if s}
+        voted = proposal_votes(game)
         waiting = tuple(
             s.user.userid for s in game.seats if not s.resigned and s.seat not in voted
         )
@@ -114,25 +97,24 @@ def _withdrawn(game: Game) -> tuple[str, ...]:
     return tuple(game.withdrawn.split(","))
 
 
-def _player_mails(
+def player_mails(
     ctx: MailContext,
     game: Game,
     board: Board,
     view: render.GameView,
-    make: object,
+    make: BoardMail,
     *,
     observers: bool = True,
     results: bool = False,
 ) -> set[str]:
     """Send one mail per address of every player (with their reply address) and
-    observer; returns the addresses written to."""
-    build = make  # render.board_mail / new_game_mail / game_over_mail
+    observer, made by ``make``; returns the addresses written to."""
     sent: set[str] = set()
     for seat in game.seats:
         user = seat.user
         if user.robot is not None:
             continue
-        subject, body = build(view, board, recipient=user.userid)  # type: ignore[operator]
+        subject, body = make(view, board, recipient=user.userid)
         reply_to = ctx.reply_address(game.number, seat.reply_token)
         for address in user_addresses(user):
             if address in sent:
@@ -143,7 +125,7 @@ def _player_mails(
         for user, results_only in observers_of(ctx, game):
             if results_only and not results:
                 continue
-            subject, body = build(view, board, recipient=None)  # type: ignore[operator]
+            subject, body = make(view, board, recipient=None)
             for address in user_addresses(user):
                 if address not in sent:
                     sent.add(address)
@@ -153,7 +135,17 @@ def _player_mails(
 
 def new_game_mails(ctx: MailContext, game: Game, board: Board) -> set[str]:
     view = game_view(ctx, game)
-    return _player_mails(ctx, game, board, view, render.new_game_mail, observers=False)
+    return player_mails(ctx, game, board, view, render.new_game_mail, observers=False)
+
+
+def watcher_new_game_mails(
+    ctx: MailContext, game: Game, board: Board, watchers: Sequence[User], sent: set[str]
+) -> set[str]:
+    """The new-game mail for observers (no reply address: they do not play)."""
+    if not watchers:
+        return set()
+    subject, body = render.new_game_mail(game_view(ctx, game), board, recipient=None)
+    return ctx.send_to_users(watchers, subject, body, skip=sent)
 
 
 def challenge_confirmation(ctx: MailContext, game: Game, board: Board) -> Outgoing:
@@ -172,7 +164,7 @@ def board_mails(
     notices: Sequence[str] = (),
 ) -> None:
     view = game_view(ctx, game, comment_by=mover, comment=comment, notices=notices)
-    _player_mails(ctx, game, board, view, render.board_mail)
+    player_mails(ctx, game, board, view, render.board_mail)
 
 
 def game_over_mails(
@@ -188,7 +180,7 @@ def game_over_mails(
     view = game_view(
         ctx, game, comment_by=mover, comment=comment, notices=notices, ratings=changes
     )
-    _player_mails(ctx, game, board, view, render.game_over_mail, results=True)
+    player_mails(ctx, game, board, view, render.game_over_mail, results=True)
 
 
 def show_mail(ctx: MailContext, game: Game, ply: int | None) -> Outgoing:
@@ -197,22 +189,12 @@ def show_mail(ctx: MailContext, game: Game, ply: int | None) -> Outgoing:
     else:
         board, shown = board_at(game, ply), ply
     view = game_view(ctx, game, ply=shown)
-    recipient = _recipient_userid(ctx, game)
+    recipient = recipient_userid(ctx, game)
     if game.status != "active" and shown is None:
         subject, body = render.game_over_mail(view, board, recipient=recipient)
     else:
         subject, body = render.board_mail(view, board, recipient=recipient)
     return Outgoing(ctx.sender, subject, body)
-
-
-def _recipient_userid(ctx: MailContext, game: Game) -> str | None:
-    """The player of this game who sent the mail, if any (for the "how to reply" part)."""
-    users = repository.find_user_by_address(ctx.session, ctx.sender.lower())
-    ids = {u.id for u in users}
-    for seat in game.seats:
-        if seat.user_id in ids:
-            return seat.user.userid
-    return None
 
 
 def games_list(
@@ -270,7 +252,7 @@ def error_mail(
         original_body=body_text,
         game=view,
         board=board,
-        recipient=_recipient_userid(ctx, game),
+        recipient=recipient_userid(ctx, game),
     )
 
 
@@ -284,7 +266,5 @@ def multiple_summary(ctx: MailContext, results: Sequence[str]) -> tuple[str, str
 
 
 def help_mail(ctx: MailContext, topics: list[str], *, game: bool) -> tuple[str, str]:
-    from .robots import robot_descriptions  # robots imports play, which imports this
-
     robots = robot_descriptions()
     return render.help_mail(topics, game=game, robots=robots, server_address=ctx.settings.address)

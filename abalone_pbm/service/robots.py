@@ -23,8 +23,8 @@ from ..db.session import Database
 from ..robots import ROBOTS
 from ..rules import Board, Move
 from .context import MailContext
-from .games import load_board, record_move
-from .play import after_move
+from .games import load_board
+from .turns import after_move, record_move
 
 log = logging.getLogger(__name__)
 
@@ -42,13 +42,6 @@ def ensure_robot_users(session: Session, now_clock: Clock) -> list[User]:
         user.robot = name
         users.append(user)
     return users
-
-
-def robot_descriptions() -> list[tuple[str, str]]:
-    return [
-        (name, f"level {spec.level}: {spec.description}")
-        for name, spec in sorted(ROBOTS.items(), key=lambda item: item[1].level)
-    ]
 
 
 @dataclass(frozen=True)

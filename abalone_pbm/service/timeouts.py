@@ -1,7 +1,7 @@
 """Timeouts: reminders, forfeits, unanswered draw offers and the total time of a game.
 
-``tick(database, now, settings)`` is called every minute by ``serve`` (through
-``mailroom.tick``) and once by ``abalone-pbm tick``.  For every active game, in this
+``tick(database, now, settings)`` is called every minute by ``serve`` and once by
+``abalone-pbm tick``.  For every active game, in this
 order, at most one of:
 
 1. ``--totaltime=D``: the game is older than D days: the side with more marbles pushed
@@ -34,11 +34,11 @@ from ..db import repository
 from ..db.models import Game, Seat, User
 from ..db.session import Database
 from ..rules import Board, Outcome
-from . import mails, play
-from .accounts import user_addresses
+from . import mails
 from .context import MailContext, Outgoing
-from .games import GameOptions, finish, load_board
-from .play import apply_ratings
+from .games import GameOptions, load_board
+from .queries import proposal_votes, user_addresses
+from .turns import end_game, resign_seat, short_of_players, turn_comes
 
 log = logging.getLogger(__name__)
 
@@ -135,13 +135,9 @@ def _seat(game: Game, number: int) -> Seat | None:
     return next((s for s in game.seats if s.seat == number), None)
 
 
-def _votes(game: Game) -> set[int]:
-    return {int(s) for s in (game.proposal_votes or "").split(",") if s.strip()}
-
-
 def _silent(game: Game) -> list[Seat]:
     """Players still in the game who have not voted on the pending proposal."""
-    voted = _votes(game)
+    voted = proposal_votes(game)
     return [s for s in game.seats if not s.resigned and s.seat not in voted]
 
 
@@ -172,14 +168,6 @@ def _nag(ctx: MailContext, game: Game, board: Board, seat: Seat) -> None:
     game.last_nag_at = ctx.now
 
 
-def _end(ctx: MailContext, game: Game, board: Board, outcome: Outcome, *, mover: User,
-         notices: list[str]) -> None:
-    finish(game, outcome, ctx.now)
-    game.proposal, game.proposal_seat, game.proposal_votes = None, None, ""
-    changes = apply_ratings(game)
-    mails.game_over_mails(ctx, game, board, changes, mover=mover, comment="", notices=notices)
-
-
 def _forfeit(ctx: MailContext, game: Game, board: Board, seat: Seat, days: int) -> None:
     """The player to move resigns for good (``resign`` on their turn: marbles stay, the
     turn passes, what the next players left waiting is carried out); when that leaves
@@ -188,41 +176,33 @@ def _forfeit(ctx: MailContext, game: Game, board: Board, seat: Seat, days: int) 
     notices = [f"{user.userid} did not move for {days} days and forfeited."]
     if game.proposal:
         notices.append(f"The pending {game.proposal} proposal is withdrawn.")
-    play.resign_seat(ctx, game, board, seat)  # also withdraws a pending proposal
+    resign_seat(ctx, game, board, seat)  # also withdraws a pending proposal
     resigned: list[str] = []
     if board.outcome() is None:
-        play.turn_comes(ctx, game, board, notices, resigned)
+        turn_comes(ctx, game, board, notices, resigned)
     outcome = board.outcome()
     if outcome is None:
         mails.board_mails(ctx, game, board, mover=user, comment="", notices=notices)
         return
-    if outcome.winners and _short_of_players(board):
+    if outcome.winners and short_of_players(board):
         reason = f"{user.userid} forfeited"
         if resigned:
             reason += f", {render.and_list(resigned)} resigned"
         outcome = Outcome(outcome.winners, reason)
-    _end(ctx, game, board, outcome, mover=user, notices=notices)
-
-
-def _short_of_players(board: Board) -> bool:
-    """Whether the game ended for want of players (not by the target or the move limit)."""
-    rules = board.rules
-    best = max(board.side_score(side) for side in range(rules.sides))
-    limit = rules.movelimit is not None and board.ply >= rules.movelimit
-    return best < rules.target and not limit
+    end_game(ctx, game, board, outcome, mover=user, comment="", notices=notices)
 
 
 def _accept_draw(ctx: MailContext, game: Game, board: Board, forfeittime: int) -> None:
     silent = [s.user.userid for s in _silent(game)]
-    game.proposal_votes = ",".join(
-        str(s) for s in sorted(_votes(game) | {s.seat for s in game.seats if not s.resigned})
-    )
+    everyone = proposal_votes(game) | {s.seat for s in game.seats if not s.resigned}
+    game.proposal_votes = ",".join(str(s) for s in sorted(everyone))
     notice = (
         f"{render.and_list(silent)} did not answer the draw proposal within "
         f"{forfeittime} days, which counts as accepting it."
     )
     mover = _seat(game, board.turn) or game.seats[0]
-    _end(ctx, game, board, Outcome((), "draw agreed"), mover=mover.user, notices=[notice])
+    end_game(ctx, game, board, Outcome((), "draw agreed"), mover=mover.user, comment="",
+             notices=[notice])
 
 
 def _total_time_outcome(game: Game, board: Board, totaltime: int) -> Outcome:
@@ -247,7 +227,7 @@ def _timed_out(ctx: MailContext, game: Game, board: Board, totaltime: int) -> No
     mover = _seat(game, board.turn) or game.seats[0]
     notice = (f"This game was started {totaltime} days ago, its total time: the side that "
               "pushed off more marbles wins, equal is a draw.")
-    _end(ctx, game, board, outcome, mover=mover.user, notices=[notice])
+    end_game(ctx, game, board, outcome, mover=mover.user, comment="", notices=[notice])
 
 
 def handle_game(session: object, settings: Settings, now: datetime, number: int) -> str | None:

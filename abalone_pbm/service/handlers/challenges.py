@@ -1,0 +1,246 @@
+"""Challenges and whether one can be challenged: challenge, seek, limit, accept,
+reject, vacation."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+
+from sqlalchemy import func, select
+
+from ... import protocol, render
+from ...db import repository
+from ...db.models import Game, Observer, Seat, Seek, User
+from ...render import answer_mail
+from ..context import CommandError, MailContext
+from ..counters import read_counter, touch_counter
+from ..games import load_board, new_reply_token, parse_options, start_position_for
+from ..mails import challenge_confirmation, new_game_mails, watcher_new_game_mails
+from ..queries import authenticate, find_user, on_turn, sender_userid, user_addresses
+
+
+def _answer(ctx: MailContext, subject: str, text: str) -> None:
+    ctx.reply(*answer_mail(subject, text))
+
+
+def _text_reply(ctx: MailContext, subject: str, text: str) -> None:
+    ctx.reply(*render.text_mail(subject, text))
+
+
+# ------------------------------------------------------------------------ challenge
+def challenge(ctx: MailContext, c: protocol.Challenge) -> None:
+    start_game(ctx, dict(c.options), list(c.userids))
+
+
+def start_game(ctx: MailContext, raw_options: dict[str, str | bool], userids: list[str]) -> Game:
+    """A new game of the users named (in seat order), and its first board mails."""
+    if not 2 <= len(userids) <= 6:
+        raise CommandError("A challenge names 2 to 6 players")
+    lowered = [u.lower() for u in userids]
+    if len(set(lowered)) != len(lowered):
+        raise CommandError("A player cannot be listed twice in one challenge")
+    options = parse_options(raw_options, len(userids))
+    users = [find_user(ctx, userid) for userid in lowered]
+    for user in users:
+        check_accepts_challenges(ctx, user)
+    number = repository.next_board_number(ctx.session)
+    start = start_position_for(options, len(users))
+    now = ctx.now
+    game = Game(
+        number=number,
+        layout=options.layout,
+        players=len(users),
+        options=options.to_json(),
+        start_position=start,
+        position=start,
+        ply=0,
+        status="active",
+        challenger=sender_userid(ctx),
+        created_at=now,
+        updated_at=now,
+        turn_started_at=now,
+    )
+    for index, user in enumerate(users, start=1):
+        game.seats.append(Seat(seat=index, user=user, reply_token=new_reply_token()))
+    ctx.session.add(game)
+    ctx.session.flush()
+    watchers = _add_automatic_observers(ctx, game, users)
+    board = load_board(game)
+    recipients = new_game_mails(ctx, game, board)
+    recipients |= watcher_new_game_mails(ctx, game, board, watchers, recipients)
+    player_addresses = {a for u in users for a in user_addresses(u)}
+    if ctx.sender.lower() not in player_addresses and ctx.sender.lower() not in recipients:
+        ctx.send(challenge_confirmation(ctx, game, board))
+    return game
+
+
+def _add_automatic_observers(ctx: MailContext, game: Game, players: list[User]) -> list[User]:
+    """Users who said `subscribe ... all` watch every new board they do not play in."""
+    playing = {u.id for u in players}
+    watchers = [
+        u
+        for u in ctx.session.scalars(
+            select(User).where(User.subscribe_all.is_(True)).order_by(User.userid)
+        )
+        if u.id not in playing and not u.disabled
+    ]
+    for user in watchers:
+        ctx.session.add(Observer(game_id=game.id, user_id=user.id, results_only=False))
+    if watchers:
+        ctx.session.flush()
+    return watchers
+
+
+def check_accepts_challenges(ctx: MailContext, user: User) -> None:
+    if user.disabled:
+        raise CommandError(f"{user.userid} is no longer active and cannot be challenged")
+    if not user.accepts_challenges:
+        raise CommandError(f"{user.userid} does not accept challenges at the moment")
+    if user.vacation:
+        raise CommandError(
+            f"{user.userid} is on vacation and cannot be challenged until back; "
+            "try again later"
+        )
+    if user.game_limit is not None:
+        playing = ctx.session.scalar(
+            select(func.count(Seat.id))
+            .join(Game, Game.id == Seat.game_id)
+            .where(Seat.user_id == user.id, Game.status == "active",
+                   Seat.resigned.is_(False))
+        )
+        if (playing or 0) >= user.game_limit:
+            raise CommandError(
+                f"{user.userid} already plays {user.game_limit} games, the most they accept"
+            )
+
+
+# ----------------------------------------------------------------------------- seek
+def seek(ctx: MailContext, c: protocol.Seek) -> None:
+    user = authenticate(ctx, c.userid, c.password)
+    wanted = c.n
+    try:
+        check_accepts_challenges(ctx, user)
+    except CommandError as error:
+        raise CommandError(f"You cannot seek a game: {error.message}") from None
+    seeks = list(ctx.session.scalars(
+        select(Seek).where(Seek.players == wanted).order_by(Seek.created_at, Seek.id)
+    ))
+    mine = next((s for s in seeks if s.user_id == user.id), None)
+    others = [s for s in seeks if s.user_id != user.id and _can_play(ctx, s.user)]
+    if len(others) + 1 >= wanted:
+        chosen = others[: wanted - 1]
+        for row in [*chosen, *([mine] if mine else [])]:
+            ctx.session.delete(row)
+        ctx.session.flush()
+        start_game(ctx, {}, [s.user.userid for s in chosen] + [user.userid])
+        return
+    if mine is None:
+        ctx.session.add(Seek(user_id=user.id, players=wanted, created_at=ctx.now))
+        first = f"Your seek for a {wanted}-player game is registered."
+    else:
+        first = f"Your seek for a {wanted}-player game is still waiting."
+    waiting = [s.user.userid for s in others]
+    who = (f"Also waiting: {render.and_list(waiting)}." if waiting
+           else "Nobody else is waiting yet.")
+    _answer(ctx, "Abalone seek",
+            f"{first}  {who}  The game starts as soon as {wanted} players seek one; "
+            "those who sought first move first.")
+
+
+def _can_play(ctx: MailContext, user: User) -> bool:
+    try:
+        check_accepts_challenges(ctx, user)
+    except CommandError:
+        return False
+    return True
+
+
+# ----------------------------------------------------------- limit, accept, reject
+def _active_count(ctx: MailContext, user: User) -> int:
+    return len(list(ctx.session.scalars(
+        select(Seat.id).join(Game, Game.id == Seat.game_id)
+        .where(Seat.user_id == user.id, Game.status == "active")
+    )))
+
+
+def _settings_text(ctx: MailContext, user: User) -> str:
+    limit = (f"at most {user.game_limit} active games" if user.game_limit is not None
+             else "no limit on the number of games")
+    accepts = "accepts challenges" if user.accepts_challenges else "refuses all challenges"
+    return (f"{user.userid} {accepts}, with {limit}; {user.userid} plays "
+            f"{_active_count(ctx, user)} active games now.")
+
+
+def limit(ctx: MailContext, c: protocol.Limit) -> None:
+    user = authenticate(ctx, c.userid, c.password)
+    if c.value == "accept":
+        user.accepts_challenges = True
+    elif c.value == "reject":
+        user.accepts_challenges = False
+    elif isinstance(c.value, int):
+        user.game_limit = c.value or None
+    text = _settings_text(ctx, user)
+    if c.value is None:
+        text += (f'\n\n"abalone limit {user.userid} <password> N" sets a limit (0: none), '
+                 '"... accept" or "... reject" accepts or refuses challenges.')
+    _answer(ctx, "Abalone limit", text)
+
+
+def accept_challenges(ctx: MailContext, c: protocol.AcceptChallenge) -> None:
+    user = authenticate(ctx, c.userid, c.password)
+    user.accepts_challenges = True
+    _answer(ctx, "Abalone accept", _settings_text(ctx, user))
+
+
+def reject_challenges(ctx: MailContext, c: protocol.RejectChallenge) -> None:
+    user = authenticate(ctx, c.userid, c.password)
+    user.accepts_challenges = False
+    _answer(ctx, "Abalone reject", _settings_text(ctx, user)
+            + f'\n\n"abalone accept {user.userid} <password>" accepts challenges again.')
+
+
+# ------------------------------------------------------------------------- vacation
+def vacation(ctx: MailContext, c: protocol.Vacation) -> None:
+    user = authenticate(ctx, c.userid, c.password)
+    name = f"vacation:{user.userid}"
+    if c.on:
+        if user.vacation:
+            _text_reply(ctx, "Abalone vacation", f"{user.userid} is on vacation already.")
+            return
+        user.vacation = True
+        counter = read_counter(ctx, name)
+        touch_counter(ctx, name, counter)  # updated_at: when the vacation began
+        _text_reply(
+            ctx, "Abalone vacation",
+            f"Vacation is on for {user.userid}: you are neither reminded nor forfeited in "
+            "any game, and nobody can challenge you.  Your games go on when you move; the "
+            f'clock of a game waiting for you stands still.  Send "vacation {user.userid} '
+            '<password> off" when you are back.',
+        )
+        return
+    if not user.vacation:
+        _text_reply(ctx, "Abalone vacation", f"{user.userid} is not on vacation.")
+        return
+    user.vacation = False
+    counter = read_counter(ctx, name)
+    began = counter.updated_at if counter is not None else ctx.now
+    waiting = _restart_clocks(ctx, user, began)
+    text = f"Welcome back, {user.userid}: vacation is off, you can be challenged again."
+    if waiting:
+        numbers = ", ".join(str(n) for n in waiting)
+        text += (f"  It is your turn on board{'s' if len(waiting) > 1 else ''} {numbers}; "
+                 "the time you were away does not count against you.")
+    _text_reply(ctx, "Abalone vacation", text)
+
+
+def _restart_clocks(ctx: MailContext, user: User, began: datetime) -> list[int]:
+    """Games waiting for ``user``: the vacation does not count as thinking time."""
+    waiting = []
+    for game in repository.games_of_user(ctx.session, user, "active"):
+        if not on_turn(game, user):
+            continue
+        paused = ctx.now - max(game.turn_started_at, began)
+        if paused > timedelta(0):
+            game.turn_started_at = min(game.turn_started_at + paused, ctx.now)
+        game.last_nag_at = None
+        waiting.append(game.number)
+    return waiting

@@ -1,0 +1,61 @@
+"""A reply to a board mail: the move (or resign, propose, undo, accept, reject, show)
+on its first line, for the player whose reply address it was sent to."""
+
+from __future__ import annotations
+
+from ... import protocol
+from ...db import repository
+from ..context import CommandError, MailContext
+from ..queries import load_game, user_addresses
+from .lists import show_board
+from .moves import MoveRequest, play_move
+from .resign import resign_player
+from .votes import vote
+
+#: The reply words that vote on a draw offer or an undo request.
+VOTES = ("propose", "undo", "accept", "reject")
+
+
+def board_reply(ctx: MailContext, board_number: int, token: str) -> None:
+    seat = repository.seat_by_token(ctx.session, token)
+    if seat is None or seat.game.number != board_number:
+        raise CommandError(
+            f"This reply address is not valid for board {board_number}; "
+            "reply to the latest mail of the board, or use the abalone move command"
+        )
+    game = load_game(ctx, board_number)
+    user = seat.user
+    addresses = user_addresses(user)
+    if ctx.settings.reply_requires_registered_sender and ctx.sender.lower() not in addresses:
+        raise CommandError(
+            f"Replies for {user.userid} must come from one of {user.userid}'s registered "
+            "addresses; use the abalone move command with your password instead",
+            board=board_number,
+        )
+    action = protocol.parse_reply_body(ctx.body)
+    if action is None:
+        first = protocol.first_reply_line(ctx.body)
+        found = f' (found "{first}")' if first else ""
+        raise CommandError(
+            "Put your move (for example c3-c5,d4) or one of resign, propose, undo, "
+            f"accept, reject, show on the first line of your reply{found}",
+            board=board_number,
+        )
+    if action.action == "move":
+        request = MoveRequest(
+            board=board_number,
+            text=action.move_text or "",
+            expected_ply=action.expected_ply,
+            comment=action.comment,
+            source="reply",
+        )
+        play_move(ctx, game, user, request)
+    elif action.action == "resign":
+        resign_player(ctx, game, user, action.comment)
+    elif action.action == "show":
+        show_board(ctx, board_number, None)
+    elif action.action in VOTES:
+        vote(ctx, game, user, action.action, action.comment)
+    else:
+        raise CommandError(f"{action.action} is not available on this server yet",
+                           board=board_number)

@@ -1,0 +1,244 @@
+"""Players and watchers: chat, subscribe, unsubscribe, notify, message, broadcast.
+
+* ``chat`` may be sent by any registered user about any board (also finished ones);
+  it goes to the players, the observers who watch every move, and the sender.
+* ``notify`` makes you a results-only observer of the boards named; ``subscribe all``
+  makes you watch every board created later.
+* ``message`` and ``broadcast`` relay a text without showing an address to either side;
+  a user may broadcast once a day.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from datetime import timedelta
+
+from sqlalchemy import select
+
+from ... import protocol, render
+from ...db import repository
+from ...db.models import Game, Observer, User
+from ...render import answer_mail, chat_mail
+from ..context import CommandError, MailContext
+from ..counters import read_counter, touch_counter
+from ..games import load_board, seat_of
+from ..mails import game_view, when
+from ..queries import (
+    authenticate,
+    authenticate_for,
+    load_game,
+    observer_row,
+    observers_of,
+    require_active,
+    user_addresses,
+)
+
+#: One broadcast per user in this span.
+BROADCAST_INTERVAL = timedelta(hours=24)
+
+
+def _answer(ctx: MailContext, subject: str, text: str) -> None:
+    ctx.reply(*answer_mail(subject, text))
+
+
+def _text_reply(ctx: MailContext, subject: str, text: str) -> None:
+    ctx.reply(*render.text_mail(subject, text))
+
+
+# ---------------------------------------------------------------------------- chat
+def chat(ctx: MailContext, c: protocol.Chat) -> None:
+    game = load_game(ctx, c.board, for_update=False)
+    user = authenticate_for(ctx, game, c.userid, c.password)
+    text = c.text.strip()
+    if not text:
+        raise CommandError(
+            "Your chat has no text: write the message in the body of the mail",
+            board=game.number,
+        )
+    subject, body = chat_mail(game.number, user.userid, text)
+    people = [s.user for s in game.seats]
+    people += [u for u, results_only in observers_of(ctx, game) if not results_only]
+    sent = ctx.send_to_users([*people, user], subject, body)
+    if ctx.sender.lower() not in sent:
+        ctx.reply(subject, body)
+
+
+# ---------------------------------------------------------------- watching games
+def subscribe(ctx: MailContext, c: protocol.Subscribe) -> None:
+    if c.board == "all":
+        user = authenticate(ctx, c.userid, c.password)
+        user.subscribe_all = True
+        _answer(
+            ctx, "Abalone subscribe all",
+            f"{user.userid} now watches every new board: you get a copy of every board "
+            "mail of the games started from now on.  \"abalone unsubscribe "
+            f'{user.userid} <password> all" stops it.',
+        )
+        return
+    game = load_game(ctx, c.board, for_update=False)
+    user = authenticate_for(ctx, game, c.userid, c.password)
+    if seat_of(game, user) is not None:
+        raise CommandError("You play in this game; you get its boards already",
+                           board=game.number)
+    require_active(game)
+    row = observer_row(ctx, game, user)
+    if row is not None and not row.results_only:
+        raise CommandError(f"You watch board {game.number} already", board=game.number)
+    if row is None:
+        ctx.session.add(Observer(game_id=game.id, user_id=user.id, results_only=False))
+    else:
+        row.results_only = False
+    ctx.session.flush()
+    view = game_view(ctx, game, notices=[
+        f"{user.userid} now watches board {game.number}: you get a copy of every board "
+        "mail of this game."
+    ])
+    ctx.reply(*render.board_mail(view, load_board(game), recipient=user.userid))
+
+
+def unsubscribe(ctx: MailContext, c: protocol.Unsubscribe) -> None:
+    if c.board == "all":
+        user = authenticate(ctx, c.userid, c.password)
+        user.subscribe_all = False
+        watched = list(ctx.session.scalars(select(Observer).where(Observer.user_id == user.id)))
+        for each in watched:
+            ctx.session.delete(each)
+        count = f"{len(watched)} {'board' if len(watched) == 1 else 'boards'}"
+        _answer(ctx, "Abalone unsubscribe all",
+                f"{user.userid} no longer watches any board (you watched {count}), and "
+                "new boards are no longer sent to you.")
+        return
+    game = load_game(ctx, c.board, for_update=False)
+    user = authenticate_for(ctx, game, c.userid, c.password)
+    row = observer_row(ctx, game, user)
+    if row is None:
+        raise CommandError(f"You do not watch board {game.number}", board=game.number)
+    ctx.session.delete(row)
+    _answer(ctx, f"Abalone Board {game.number} unsubscribe",
+            f"{user.userid} no longer watches board {game.number}.")
+
+
+def notify(ctx: MailContext, c: protocol.Notify) -> None:
+    user = authenticate(ctx, c.userid, c.password)
+    if not c.boards:
+        numbers = list(ctx.session.scalars(
+            select(Game.number)
+            .join(Observer, Observer.game_id == Game.id)
+            .where(Observer.user_id == user.id, Observer.results_only.is_(True))
+            .order_by(Game.number)
+        ))
+        listed = ", ".join(str(n) for n in numbers) if numbers else "none"
+        _answer(ctx, "Abalone notify",
+                f"{user.userid} is told the results of these boards: {listed}.\n\n"
+                f'"abalone notify {user.userid} <password> <board>..." adds boards.')
+        return
+    for number in dict.fromkeys(c.boards):
+        game = load_game(ctx, number, for_update=False)
+        if seat_of(game, user) is not None:
+            raise CommandError(f"You play in board {number}; you get its result anyway",
+                               board=number)
+        require_active(game)
+        row = observer_row(ctx, game, user)
+        if row is None:
+            ctx.session.add(Observer(game_id=game.id, user_id=user.id, results_only=True))
+        else:
+            row.results_only = True
+    listed = render.and_list([str(n) for n in dict.fromkeys(c.boards)])
+    _answer(ctx, "Abalone notify",
+            f"{user.userid} will be told the result of board{'s' if len(c.boards) > 1 else ''} "
+            f"{listed} (no mail for each move; \"abalone subscribe\" sends every board).")
+
+
+# ---------------------------------------------------- messages between players
+def _recipients(ctx: MailContext, userids: Iterable[str]) -> list[User]:
+    """The users named, in order and once each; every problem named in one error."""
+    found: list[User] = []
+    unknown: list[str] = []
+    unreachable: list[str] = []
+    for userid in dict.fromkeys(u.lower() for u in userids):
+        user = repository.get_user(ctx.session, userid)
+        if user is None:
+            unknown.append(userid)
+        elif user.disabled or user.robot is not None or not user.addresses:
+            unreachable.append(userid)
+        else:
+            found.append(user)
+    problems = []
+    if unknown:
+        problems.append(
+            f"There is no user {render.and_list(unknown)}" if len(unknown) == 1
+            else f"There are no users {render.and_list(unknown)}"
+        )
+    if unreachable:
+        problems.append(
+            f"{render.and_list(unreachable)} cannot get messages "
+            "(a computer player, or no longer active)"
+        )
+    if problems:
+        raise CommandError("; ".join(problems) + ". Nothing was sent.")
+    return found
+
+
+def _message_body(sender: User, text: str, how_to_answer: str) -> str:
+    # Not tidied: the "-- " line (the signature mark) keeps its blank.
+    return f"From {sender.userid}:\n\n{text.strip()}\n\n-- \n{render.wrap_text(how_to_answer)}\n"
+
+
+def message(ctx: MailContext, c: protocol.Message) -> None:
+    sender = authenticate(ctx, c.userid, c.password)
+    recipients = _recipients(ctx, c.to)
+    text = c.text.strip()
+    if not text:
+        raise CommandError(
+            "Your message is empty: write it in the body of the mail "
+            "(quoted text and your signature are not sent)"
+        )
+    answer = (
+        f'To answer, mail the server a "message <your userid> <password> {sender.userid}" '
+        "with your answer in the body.  Addresses are never shown to either side."
+    )
+    ctx.send_to_users(
+        recipients, f"Abalone message from {sender.userid}",
+        _message_body(sender, text, answer),
+    )
+    names = render.and_list([u.userid for u in recipients])
+    _text_reply(ctx, "Abalone message sent", f"Your message was sent to {names}.")
+
+
+def broadcast(ctx: MailContext, c: protocol.Broadcast) -> None:
+    sender = authenticate(ctx, c.userid, c.password)
+    text = c.text.strip()
+    if not text:
+        raise CommandError(
+            "Your broadcast is empty: write it in the body of the mail "
+            "(quoted text and your signature are not sent)"
+        )
+    name = f"broadcast:{sender.userid}"
+    counter = read_counter(ctx, name)
+    if counter is not None and ctx.now - counter.updated_at < BROADCAST_INTERVAL:
+        allowed = counter.updated_at + BROADCAST_INTERVAL
+        raise CommandError(
+            f"You may send one broadcast in {BROADCAST_INTERVAL.total_seconds() / 3600:.0f} "
+            f"hours; your last was at {when(counter.updated_at)}, the next is allowed from "
+            f"{when(allowed)}"
+        )
+    touch_counter(ctx, name, counter)
+    users = ctx.session.scalars(
+        select(User)
+        .where(User.disabled.is_(False), User.robot.is_(None), User.id != sender.id)
+        .order_by(User.userid)
+    )
+    answer = (
+        f'This was sent to every player of the server.  To answer {sender.userid} alone, mail '
+        f'the server a "message <your userid> <password> {sender.userid}" with your answer '
+        "in the body."
+    )
+    count = len(ctx.send_to_users(
+        users, f"Abalone broadcast from {sender.userid}",
+        _message_body(sender, text, answer), skip=user_addresses(sender),
+    ))
+    _text_reply(
+        ctx, "Abalone broadcast sent",
+        f"Your broadcast was sent to {count} address{'es' if count != 1 else ''}.  "
+        f"The next one is allowed from {when(ctx.now + BROADCAST_INTERVAL)}.",
+    )
