@@ -6,8 +6,8 @@
 - ``guards``: mail that must not be answered (auto-replies, lists, bounces, loops).
 - ``compose``: the server's outgoing mail, one recipient each.
 - ``sender``: delivers the outbox to the relay or a Maildir, with retries.
-- ``cli``: the ``serve``, ``process``, ``work`` and ``send`` sub-commands.
 
 The worker that processes the inbox is ``abalone_pbm.worker``; ``abalone_pbm.server``
-runs everything in one process.
+runs everything in one process; ``abalone_pbm.cli.server`` holds the
+``serve``, ``process``, ``work`` and ``send`` sub-commands.
 """

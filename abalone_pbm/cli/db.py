@@ -1,6 +1,5 @@
 """``abalone-pbm db upgrade|downgrade|current``: the Alembic migrations.
 
-Registered in ``abalone_pbm.server_cli.REGISTRARS`` when this module is imported.
 SQLAlchemy and Alembic are imported only when a ``db`` command runs, so the rules
 tools start fast.
 """
@@ -11,15 +10,15 @@ import argparse
 import sys
 from typing import TYPE_CHECKING
 
-from ..server_cli import REGISTRARS
+from .common import add_config
 
-if TYPE_CHECKING:
-    from .session import Database
+if TYPE_CHECKING:  # pragma: no cover
+    from ..db.session import Database
 
 
 def _open(args: argparse.Namespace, command: str) -> Database | None:
     from ..config import load_settings
-    from .session import Database
+    from ..db.session import Database
 
     try:
         settings = load_settings(getattr(args, "config", None))
@@ -103,32 +102,23 @@ def cmd_current(args: argparse.Namespace) -> int:
     return 0
 
 
-def _add_config(parser: argparse.ArgumentParser) -> None:
-    # SUPPRESS: a --config given before the sub-command is not overwritten.
-    parser.add_argument("--config", metavar="FILE", default=argparse.SUPPRESS,
-                        help="a TOML settings file (the environment wins over it)")
-
-
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     db = sub.add_parser("db", help="database migrations (upgrade, downgrade, current)",
                         description="Database migrations (Alembic).")
-    _add_config(db)
+    add_config(db)
     actions = db.add_subparsers(dest="db_command", required=True, metavar="ACTION")
 
     upgrade = actions.add_parser("upgrade", help="create or upgrade the database schema")
     upgrade.add_argument("revision", nargs="?", default="head",
                          help="the revision to go to (default: head, the newest)")
-    _add_config(upgrade)
+    add_config(upgrade)
     upgrade.set_defaults(handler=cmd_upgrade)
 
     downgrade = actions.add_parser("downgrade", help="go back to an older revision")
     downgrade.add_argument("revision", help="the revision to go to (base: no tables at all)")
-    _add_config(downgrade)
+    add_config(downgrade)
     downgrade.set_defaults(handler=cmd_downgrade)
 
     current = actions.add_parser("current", help="show the revision of the database")
-    _add_config(current)
+    add_config(current)
     current.set_defaults(handler=cmd_current)
-
-
-REGISTRARS.append(register)

@@ -1,7 +1,6 @@
-"""Mail sub-commands: ``serve``, ``process``, ``work`` and ``send``.
-
-Registered in ``abalone_pbm.server_cli.REGISTRARS`` when this module is imported.
-"""
+"""The server's sub-commands: ``serve`` (everything in one process), and its parts
+one at a time: ``process`` (store one mail from an MTA pipe), ``work`` (the worker),
+``send`` (the outbox) and ``tick`` (the clock, once)."""
 
 from __future__ import annotations
 
@@ -9,9 +8,13 @@ import argparse
 import logging
 import sys
 import threading
-from typing import Any
+from typing import TYPE_CHECKING
 
-from ..server_cli import REGISTRARS
+from .common import add_common, add_config, load, run, setup_logging
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..config import Settings
+    from ..db.session import Database
 
 log = logging.getLogger(__name__)
 
@@ -21,32 +24,6 @@ EX_TEMPFAIL = 75
 EX_DATAERR = 65
 
 
-def _setup_logging(args: argparse.Namespace) -> None:
-    level = logging.DEBUG if getattr(args, "verbose", False) else logging.INFO
-    logging.basicConfig(
-        level=level,
-        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
-        stream=sys.stderr,
-    )
-    # aiosmtpd logs every SMTP command at INFO, Alembic each plugin it loads.
-    for noisy in ("mail.log", "alembic"):
-        logging.getLogger(noisy).setLevel(logging.WARNING)
-
-
-def _settings(args: argparse.Namespace) -> Any:
-    from ..config import load_settings
-
-    return load_settings(getattr(args, "config", None))
-
-
-def _add_common(parser: argparse.ArgumentParser) -> None:
-    # SUPPRESS: do not overwrite a --config given before the sub-command.
-    parser.add_argument("--config", metavar="FILE", default=argparse.SUPPRESS,
-                        help="a TOML settings file (the environment wins over it)")
-    parser.add_argument("-v", "--verbose", action="store_true", default=argparse.SUPPRESS,
-                        help="log more")
-
-
 # -- serve -------------------------------------------------------------------------
 
 
@@ -54,9 +31,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
     """Listener + worker + sender + clock until SIGINT/SIGTERM."""
     from ..server import serve
 
-    _setup_logging(args)
+    setup_logging(args)
     try:
-        settings = _settings(args)
+        settings = load(args)
     except (OSError, ValueError) as error:
         print(f"abalone-pbm serve: {error}", file=sys.stderr)
         return 2
@@ -69,7 +46,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
 def cmd_process(args: argparse.Namespace) -> int:
     """Store one message from FILE or stdin in the inbox (exit 0), or exit 75."""
     from ..clock import SystemClock
-    from .intake import (
+    from ..mail.intake import (
         envelope_sender_from_headers,
         first_from_address,
         split_from_line,
@@ -84,7 +61,7 @@ def cmd_process(args: argparse.Namespace) -> int:
                 raw = handle.read()
         else:
             raw = sys.stdin.buffer.read()
-        settings = _settings(args)
+        settings = load(args)
         raw, from_line_sender = split_from_line(raw)
         if settings.max_message_bytes and len(raw) > settings.max_message_bytes:
             print(f"abalone-pbm process: message too big ({len(raw)} bytes, the limit is "
@@ -129,9 +106,9 @@ def cmd_work(args: argparse.Namespace) -> int:
     from ..server import _service_hooks, install_stop_signals, open_database
     from ..worker import Worker
 
-    _setup_logging(args)
+    setup_logging(args)
     try:
-        settings = _settings(args)
+        settings = load(args)
         database = open_database(settings)
         handle, _tick = _service_hooks(settings, database)
     except Exception as error:
@@ -156,11 +133,11 @@ def cmd_send(args: argparse.Namespace) -> int:
     """Drain the outbox (once, or until stopped)."""
     from ..clock import SystemClock
     from ..server import install_stop_signals, open_database
-    from .sender import Sender
+    from ..mail.sender import Sender
 
-    _setup_logging(args)
+    setup_logging(args)
     try:
-        settings = _settings(args)
+        settings = load(args)
         database = open_database(settings)
     except Exception as error:
         print(f"abalone-pbm send: {error.__class__.__name__}: {error}", file=sys.stderr)
@@ -179,13 +156,30 @@ def cmd_send(args: argparse.Namespace) -> int:
     return 0
 
 
+# -- tick --------------------------------------------------------------------------
+
+
+def _tick(database: Database, settings: Settings, args: argparse.Namespace) -> int:
+    from ..clock import SystemClock
+    from ..service import timeouts
+
+    summary = timeouts.tick(database, SystemClock().now(), settings)
+    print(f"abalone-pbm tick: {summary}")
+    return 1 if getattr(summary, "failed", 0) else 0
+
+
+def cmd_tick(args: argparse.Namespace) -> int:
+    """Reminders, forfeits and time limits, once."""
+    return run("tick", args, _tick)
+
+
 def register(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
     serve = sub.add_parser(
         "serve", help="run the mail server (listener, worker, sender, clock)",
         description="Run the listener, the worker, the sender and the timeout clock in one "
         "process until SIGINT/SIGTERM. Creates or upgrades the database first.",
     )
-    _add_common(serve)
+    add_common(serve)
     serve.set_defaults(handler=cmd_serve)
 
     process = sub.add_parser(
@@ -202,7 +196,7 @@ def register(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None
                          help="an envelope recipient, repeatable (default: none given; the "
                          "recipient is then read from Delivered-To/X-Original-To/To)")
     process.add_argument("-q", "--quiet", action="store_true", help="say nothing on success")
-    _add_common(process)
+    add_common(process)
     process.set_defaults(handler=cmd_process)
 
     work = sub.add_parser(
@@ -211,7 +205,7 @@ def register(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None
     )
     work.add_argument("--once", action="store_true",
                       help="process what is waiting, then exit")
-    _add_common(work)
+    add_common(work)
     work.set_defaults(handler=cmd_work)
 
     send = sub.add_parser(
@@ -219,8 +213,14 @@ def register(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None
         description="Send the outbox to the relay (ABALONE_PBM_RELAY) or the Maildir.",
     )
     send.add_argument("--once", action="store_true", help="send what is due, then exit")
-    _add_common(send)
+    add_common(send)
     send.set_defaults(handler=cmd_send)
 
-
-REGISTRARS.append(register)
+    tick = sub.add_parser(
+        "tick", help="send due reminders and apply forfeits and time limits, once",
+        description="Reminders (after a game's nagtime), forfeits (after its forfeittime), "
+        "unanswered draw proposals and total times, once; `serve` does this every minute. "
+        "Prints a one-line summary.",
+    )
+    add_config(tick)
+    tick.set_defaults(handler=cmd_tick)

@@ -1,17 +1,15 @@
-"""The ``abalone-pbm`` command line."""
+"""The rules tools: ``moves`` (every legal move of positions) and ``perft`` (counting
+move sequences, a check of the move generator)."""
 
 from __future__ import annotations
 
 import argparse
 import sys
 import time
-from typing import Callable, Sequence
 
-from .rules import Board, PositionError, Rules, get_layout, perft, starting_position
-from .rules.perft import divide
-from .rules.variants import variant_names
-
-Handler = Callable[[argparse.Namespace], int]
+from ..rules import Board, PositionError, Rules, get_layout, perft, starting_position
+from ..rules.perft import divide
+from ..rules.variants import variant_names
 
 
 def _rules_from_args(args: argparse.Namespace, players: int) -> Rules:
@@ -88,12 +86,7 @@ def _add_rule_options(parser: argparse.ArgumentParser) -> None:
                         help="a neutral-marble variant (positions may then hold * or a-f)")
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="abalone-pbm", description="A play-by-email Abalone server and its rules tools."
-    )
-    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-
+def register(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
     moves = sub.add_parser("moves", help="list the legal moves of positions")
     moves.add_argument("positions", nargs="+", metavar="POSITION",
                        help="a position text, or - to read one per line from stdin")
@@ -108,25 +101,3 @@ def build_parser() -> argparse.ArgumentParser:
     perft_parser.add_argument("--time", action="store_true", help="time taken, on stderr")
     _add_rule_options(perft_parser)
     perft_parser.set_defaults(handler=cmd_perft)
-
-    for register in _server_commands():
-        register(sub)
-    return parser
-
-
-def _server_commands() -> list[Callable[[argparse._SubParsersAction], None]]:  # type: ignore[type-arg]
-    """Sub-commands of the mail server, registered by their own modules."""
-    from . import server_cli
-
-    return server_cli.REGISTRARS
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
-    handler: Handler = args.handler
-    return handler(args)
-
-
-if __name__ == "__main__":
-    sys.exit(main())
