@@ -29,6 +29,16 @@ from .queries import (
 BoardMail = Callable[..., tuple[str, str]]
 
 
+def answer(ctx: MailContext, subject: str, text: str) -> None:
+    """Answer the sender with a short text in wrapped paragraphs."""
+    ctx.reply(*render.answer_mail(subject, text))
+
+
+def text_answer(ctx: MailContext, subject: str, text: str) -> None:
+    """Answer the sender with a text kept as it is (tables, lists)."""
+    ctx.reply(*render.text_mail(subject, text))
+
+
 def when(moment: datetime) -> str:
     """A moment as the server's mails write it."""
     return moment.strftime("%Y-%m-%d %H:%M UTC")

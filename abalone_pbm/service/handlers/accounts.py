@@ -12,7 +12,7 @@ from ... import protocol, render
 from ...db import repository
 from ...db.models import Address, Seat, User
 from ..context import CommandError, MailContext, Outgoing
-from ..mails import signup_confirmation, when
+from ..mails import signup_confirmation, text_answer, when
 from ..passwords import hash_password, verify_password
 from ..queries import active_games, authenticate, find_user, user_addresses
 
@@ -41,10 +41,6 @@ def _unique(items: list[str]) -> list[str]:
         if item not in seen:
             seen.append(item)
     return seen
-
-
-def _text_reply(ctx: MailContext, subject: str, text: str) -> None:
-    ctx.reply(*render.text_mail(subject, text))
 
 
 # ----------------------------------------------------------------- signing up and in
@@ -180,7 +176,7 @@ def password_reset(ctx: MailContext, c: protocol.PasswordReset) -> None:
     for address in addresses:
         ctx.send(Outgoing(address, f"Abalone password reset for {user.userid}", body))
     if ctx.sender.lower() not in addresses:
-        _text_reply(
+        text_answer(
             ctx, "Abalone password reset",
             f"A one-time code has been mailed to the registered addresses of {user.userid}. "
             f'With it, "password set {user.userid} <code> <new-password>" sets a new '
@@ -208,7 +204,7 @@ def password_set(ctx: MailContext, c: protocol.PasswordSet) -> None:
     user.password_hash = hash_password(c.new_password)
     user.reset_code_hash = None
     user.reset_code_expires = None
-    _text_reply(ctx, "Abalone password changed",
+    text_answer(ctx, "Abalone password changed",
                 f"The password of {user.userid} has been changed.")
     notice = render.tidy(
         f"The password of the Abalone userid {user.userid} was changed with a one-time "

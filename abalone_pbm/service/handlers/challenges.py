@@ -10,20 +10,17 @@ from sqlalchemy import func, select
 from ... import protocol, render
 from ...db import repository
 from ...db.models import Game, Observer, Seat, Seek, User
-from ...render import answer_mail
 from ..context import CommandError, MailContext
 from ..counters import read_counter, touch_counter
 from ..games import load_board, new_reply_token, parse_options, start_position_for
-from ..mails import challenge_confirmation, new_game_mails, watcher_new_game_mails
+from ..mails import (
+    answer,
+    challenge_confirmation,
+    new_game_mails,
+    text_answer,
+    watcher_new_game_mails,
+)
 from ..queries import authenticate, find_user, on_turn, sender_userid, user_addresses
-
-
-def _answer(ctx: MailContext, subject: str, text: str) -> None:
-    ctx.reply(*answer_mail(subject, text))
-
-
-def _text_reply(ctx: MailContext, subject: str, text: str) -> None:
-    ctx.reply(*render.text_mail(subject, text))
 
 
 # ------------------------------------------------------------------------ challenge
@@ -141,7 +138,7 @@ def seek(ctx: MailContext, c: protocol.Seek) -> None:
     waiting = [s.user.userid for s in others]
     who = (f"Also waiting: {render.and_list(waiting)}." if waiting
            else "Nobody else is waiting yet.")
-    _answer(ctx, "Abalone seek",
+    answer(ctx, "Abalone seek",
             f"{first}  {who}  The game starts as soon as {wanted} players seek one; "
             "those who sought first move first.")
 
@@ -182,19 +179,19 @@ def limit(ctx: MailContext, c: protocol.Limit) -> None:
     if c.value is None:
         text += (f'\n\n"abalone limit {user.userid} <password> N" sets a limit (0: none), '
                  '"... accept" or "... reject" accepts or refuses challenges.')
-    _answer(ctx, "Abalone limit", text)
+    answer(ctx, "Abalone limit", text)
 
 
 def accept_challenges(ctx: MailContext, c: protocol.AcceptChallenge) -> None:
     user = authenticate(ctx, c.userid, c.password)
     user.accepts_challenges = True
-    _answer(ctx, "Abalone accept", _settings_text(ctx, user))
+    answer(ctx, "Abalone accept", _settings_text(ctx, user))
 
 
 def reject_challenges(ctx: MailContext, c: protocol.RejectChallenge) -> None:
     user = authenticate(ctx, c.userid, c.password)
     user.accepts_challenges = False
-    _answer(ctx, "Abalone reject", _settings_text(ctx, user)
+    answer(ctx, "Abalone reject", _settings_text(ctx, user)
             + f'\n\n"abalone accept {user.userid} <password>" accepts challenges again.')
 
 
@@ -204,12 +201,12 @@ def vacation(ctx: MailContext, c: protocol.Vacation) -> None:
     name = f"vacation:{user.userid}"
     if c.on:
         if user.vacation:
-            _text_reply(ctx, "Abalone vacation", f"{user.userid} is on vacation already.")
+            text_answer(ctx, "Abalone vacation", f"{user.userid} is on vacation already.")
             return
         user.vacation = True
         counter = read_counter(ctx, name)
         touch_counter(ctx, name, counter)  # updated_at: when the vacation began
-        _text_reply(
+        text_answer(
             ctx, "Abalone vacation",
             f"Vacation is on for {user.userid}: you are neither reminded nor forfeited in "
             "any game, and nobody can challenge you.  Your games go on when you move; the "
@@ -218,7 +215,7 @@ def vacation(ctx: MailContext, c: protocol.Vacation) -> None:
         )
         return
     if not user.vacation:
-        _text_reply(ctx, "Abalone vacation", f"{user.userid} is not on vacation.")
+        text_answer(ctx, "Abalone vacation", f"{user.userid} is not on vacation.")
         return
     user.vacation = False
     counter = read_counter(ctx, name)
@@ -229,7 +226,7 @@ def vacation(ctx: MailContext, c: protocol.Vacation) -> None:
         numbers = ", ".join(str(n) for n in waiting)
         text += (f"  It is your turn on board{'s' if len(waiting) > 1 else ''} {numbers}; "
                  "the time you were away does not count against you.")
-    _text_reply(ctx, "Abalone vacation", text)
+    text_answer(ctx, "Abalone vacation", text)
 
 
 def _restart_clocks(ctx: MailContext, user: User, began: datetime) -> list[int]:

@@ -15,24 +15,16 @@ from sqlalchemy import select
 from ... import protocol, render
 from ...db import repository
 from ...db.models import Game, Seat, User
-from ...render import PlayerLine, answer_mail, player_table
+from ...render import PlayerLine, player_table
 from ..context import CommandError, MailContext, Outgoing
 from ..games import load_board, seat_number, winners_of
-from ..mails import game_view, games_list, help_mail, show_mail
+from ..mails import answer, game_view, games_list, help_mail, show_mail, text_answer
 from ..queries import authenticate, find_user, load_game, on_turn, player_seat
 from ..ratings import PROVISIONAL_GAMES
 
 #: Most boards one show/showas mail answers with, and most lines of a history.
 MAX_BOARDS = 50
 MAX_HISTORY = 200
-
-
-def _answer(ctx: MailContext, subject: str, text: str) -> None:
-    ctx.reply(*answer_mail(subject, text))
-
-
-def _text_reply(ctx: MailContext, subject: str, text: str) -> None:
-    ctx.reply(*render.text_mail(subject, text))
 
 
 # ------------------------------------------------------------------------- help
@@ -63,13 +55,13 @@ def show_user(ctx: MailContext, c: protocol.ShowUser) -> None:
     found = _select_games(ctx, users, selection)
     names = render.and_list([u.userid for u in users])
     if not found:
-        _answer(ctx, "Abalone show", f"{names} {'has' if len(users) == 1 else 'have'} no "
+        answer(ctx, "Abalone show", f"{names} {'has' if len(users) == 1 else 'have'} no "
                 f"{'' if selection == 'all' else selection + ' '}games.")
         return
     for game in found[:MAX_BOARDS]:
         ctx.send(show_mail(ctx, game, None))
     if len(found) > MAX_BOARDS:
-        _answer(ctx, "Abalone show", f"Only the first {MAX_BOARDS} of {len(found)} boards "
+        answer(ctx, "Abalone show", f"Only the first {MAX_BOARDS} of {len(found)} boards "
                 "were sent; name board numbers to see the others.")
 
 
@@ -81,7 +73,7 @@ def all_show(ctx: MailContext, c: protocol.AllShow) -> None:
         games = [g for g in games if on_turn(g, user)]
     if not games:
         what = "no game where it is their turn" if selection == "next" else "no active games"
-        _text_reply(ctx, "Abalone boards", f"{user.userid} has {what}.")
+        text_answer(ctx, "Abalone boards", f"{user.userid} has {what}.")
         return
     for game in games:
         ctx.send(show_mail(ctx, game, None))
@@ -99,7 +91,7 @@ def show_as(ctx: MailContext, c: protocol.ShowAs) -> None:
         selection = c.filter or "active"
         found = _select_games(ctx, [user], selection)
         if not found:
-            _answer(ctx, "Abalone showas", f"{user.userid} has no "
+            answer(ctx, "Abalone showas", f"{user.userid} has no "
                     f"{'' if selection == 'all' else selection + ' '}games.")
             return
     for game in found[:MAX_BOARDS]:
@@ -191,7 +183,7 @@ def history(ctx: MailContext, c: protocol.History) -> None:
             lines.append(" " * 20 + "ratings: " + ", ".join(changes))
     if len(found) > MAX_HISTORY:
         lines += ["", f"(only the latest {MAX_HISTORY} games are listed)"]
-    _answer(ctx, "Abalone history", "\n".join(lines))
+    answer(ctx, "Abalone history", "\n".join(lines))
 
 
 # ------------------------------------------------------------- lists of players
@@ -223,7 +215,7 @@ def list_users(ctx: MailContext, _command: protocol.List | None = None) -> None:
             "Players on vacation cannot be challenged until they are back; "
             '"help robots" describes the computer players.',
         ]
-    _text_reply(ctx, "Abalone players", "\n".join(lines))
+    text_answer(ctx, "Abalone players", "\n".join(lines))
 
 
 def _player_lines(ctx: MailContext) -> list[PlayerLine]:

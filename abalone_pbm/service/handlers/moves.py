@@ -18,12 +18,12 @@ from dataclasses import dataclass, replace
 
 from ... import protocol, render
 from ...db.models import Game, User
-from ...render import answer_mail, preview_mail
+from ...render import preview_mail
 from ...rules import Board, Move, MoveError, Rules
 from ...rules.notation import read_cells
 from ..context import CommandError, MailContext
 from ..games import board_at, load_board
-from ..mails import game_view
+from ..mails import answer, game_view
 from ..queries import authenticate_for, load_game, playing_seat
 from ..turns import after_move, record_move
 
@@ -44,10 +44,6 @@ class MoveRequest:
 
 def _comment(ctx: MailContext) -> str:
     return protocol.extract_comment(ctx.body).strip()
-
-
-def _answer(ctx: MailContext, subject: str, text: str) -> None:
-    ctx.reply(*answer_mail(subject, text))
 
 
 def _check_number(game: Game, text: str, expected: int | None) -> None:
@@ -101,7 +97,7 @@ def queue(ctx: MailContext, c: protocol.Queue) -> None:
             raise CommandError(f"You have no queued move on board {game.number}",
                                board=game.number)
         old, seat.queued_move = seat.queued_move, None
-        _answer(ctx, f"Abalone Board {game.number} queue",
+        answer(ctx, f"Abalone Board {game.number} queue",
                 f"Your queued move {old} on board {game.number} is cancelled.")
         return
     board = load_board(game)
@@ -141,7 +137,7 @@ def queue(ctx: MailContext, c: protocol.Queue) -> None:
         '<password> none" cancels it.  (A queue command that arrives when it is already '
         "your move is played at once.)"
     )
-    _answer(ctx, f"Abalone Board {game.number} queue", "\n\n".join(lines))
+    answer(ctx, f"Abalone Board {game.number} queue", "\n\n".join(lines))
 
 
 # ----------------------------------------------------------------- submit, confirm

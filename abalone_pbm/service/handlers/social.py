@@ -18,11 +18,11 @@ from sqlalchemy import select
 from ... import protocol, render
 from ...db import repository
 from ...db.models import Game, Observer, User
-from ...render import answer_mail, chat_mail
+from ...render import chat_mail
 from ..context import CommandError, MailContext
 from ..counters import read_counter, touch_counter
 from ..games import load_board, seat_of
-from ..mails import game_view, when
+from ..mails import answer, game_view, text_answer, when
 from ..queries import (
     authenticate,
     authenticate_for,
@@ -35,14 +35,6 @@ from ..queries import (
 
 #: One broadcast per user in this span.
 BROADCAST_INTERVAL = timedelta(hours=24)
-
-
-def _answer(ctx: MailContext, subject: str, text: str) -> None:
-    ctx.reply(*answer_mail(subject, text))
-
-
-def _text_reply(ctx: MailContext, subject: str, text: str) -> None:
-    ctx.reply(*render.text_mail(subject, text))
 
 
 # ---------------------------------------------------------------------------- chat
@@ -68,7 +60,7 @@ def subscribe(ctx: MailContext, c: protocol.Subscribe) -> None:
     if c.board == "all":
         user = authenticate(ctx, c.userid, c.password)
         user.subscribe_all = True
-        _answer(
+        answer(
             ctx, "Abalone subscribe all",
             f"{user.userid} now watches every new board: you get a copy of every board "
             "mail of the games started from now on.  \"abalone unsubscribe "
@@ -104,7 +96,7 @@ def unsubscribe(ctx: MailContext, c: protocol.Unsubscribe) -> None:
         for each in watched:
             ctx.session.delete(each)
         count = f"{len(watched)} {'board' if len(watched) == 1 else 'boards'}"
-        _answer(ctx, "Abalone unsubscribe all",
+        answer(ctx, "Abalone unsubscribe all",
                 f"{user.userid} no longer watches any board (you watched {count}), and "
                 "new boards are no longer sent to you.")
         return
@@ -114,7 +106,7 @@ def unsubscribe(ctx: MailContext, c: protocol.Unsubscribe) -> None:
     if row is None:
         raise CommandError(f"You do not watch board {game.number}", board=game.number)
     ctx.session.delete(row)
-    _answer(ctx, f"Abalone Board {game.number} unsubscribe",
+    answer(ctx, f"Abalone Board {game.number} unsubscribe",
             f"{user.userid} no longer watches board {game.number}.")
 
 
@@ -128,7 +120,7 @@ def notify(ctx: MailContext, c: protocol.Notify) -> None:
             .order_by(Game.number)
         ))
         listed = ", ".join(str(n) for n in numbers) if numbers else "none"
-        _answer(ctx, "Abalone notify",
+        answer(ctx, "Abalone notify",
                 f"{user.userid} is told the results of these boards: {listed}.\n\n"
                 f'"abalone notify {user.userid} <password> <board>..." adds boards.')
         return
@@ -144,7 +136,7 @@ def notify(ctx: MailContext, c: protocol.Notify) -> None:
         else:
             row.results_only = True
     listed = render.and_list([str(n) for n in dict.fromkeys(c.boards)])
-    _answer(ctx, "Abalone notify",
+    answer(ctx, "Abalone notify",
             f"{user.userid} will be told the result of board{'s' if len(c.boards) > 1 else ''} "
             f"{listed} (no mail for each move; \"abalone subscribe\" sends every board).")
 
@@ -202,7 +194,7 @@ def message(ctx: MailContext, c: protocol.Message) -> None:
         _message_body(sender, text, answer),
     )
     names = render.and_list([u.userid for u in recipients])
-    _text_reply(ctx, "Abalone message sent", f"Your message was sent to {names}.")
+    text_answer(ctx, "Abalone message sent", f"Your message was sent to {names}.")
 
 
 def broadcast(ctx: MailContext, c: protocol.Broadcast) -> None:
@@ -237,7 +229,7 @@ def broadcast(ctx: MailContext, c: protocol.Broadcast) -> None:
         users, f"Abalone broadcast from {sender.userid}",
         _message_body(sender, text, answer), skip=user_addresses(sender),
     ))
-    _text_reply(
+    text_answer(
         ctx, "Abalone broadcast sent",
         f"Your broadcast was sent to {count} address{'es' if count != 1 else ''}.  "
         f"The next one is allowed from {when(ctx.now + BROADCAST_INTERVAL)}.",
