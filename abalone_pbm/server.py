@@ -1,9 +1,11 @@
 """`abalone-pbm serve`: listener + worker + sender + clock in one process.
 
 The listener (aiosmtpd, in its own thread) stores each accepted mail and wakes the
-worker; the worker thread processes the inbox one transaction per mail and wakes the
-sender; the sender thread drains the outbox to the relay or the Maildir; the clock
-thread calls the service layer's ``tick(now)`` every minute (reminders, forfeits).
+worker; the worker thread processes the inbox one transaction per mail and hands the
+replies it committed straight to the sender; the sender thread sends them over its
+kept relay connection (or into the Maildir), and also sends whatever else is due in
+the outbox; the clock thread calls the service layer's ``tick(now)`` every minute
+(reminders, forfeits).
 
 The service layer plugs in through ``_service_hooks``: the module
 ``abalone_pbm.service.mailroom`` must provide
@@ -43,6 +45,9 @@ __all__ = [
 log = logging.getLogger(__name__)
 
 Tick = Callable[[datetime], None]
+
+#: Seconds after which a thread that wants the GIL asks the running one for it.
+SWITCH_INTERVAL = 0.0005
 
 #: Seconds between two calls of ``tick``.
 TICK_INTERVAL = 60.0
@@ -104,13 +109,12 @@ class Server:
     def __post_init__(self) -> None:
         self.stop_event = threading.Event()
         self.worker_wake = threading.Event()
-        self.sender_wake = threading.Event()
         self.robot_wake = threading.Event()
+        self.sender = Sender(self.database, self.settings, self.clock)
         self.worker = Worker(
             self.database, self.settings, self.clock, self.handle,
-            after_commit=self._after_mail,
+            after_commit=self._after_mail, handoff=self.sender,
         )
-        self.sender = Sender(self.database, self.settings, self.clock)
         self.listener: IntakeController | None = None
         self.threads: list[threading.Thread] = []
 
@@ -136,7 +140,7 @@ class Server:
         """Stop accepting mail, let the worker and sender finish what they hold, join."""
         self.stop_event.set()
         self.worker_wake.set()
-        self.sender_wake.set()
+        self.sender.poke()
         self.robot_wake.set()
         if self.listener is not None:
             stop_listener(self.listener)
@@ -172,7 +176,7 @@ class Server:
         self.worker.run_forever(self.stop_event, self.worker_wake, idle=self.idle)
 
     def _after_mail(self) -> None:
-        self.sender_wake.set()
+        # The replies went to the sender with the commit (Worker.handoff).
         self.robot_wake.set()
 
     def _run_robots(self) -> None:
@@ -185,12 +189,12 @@ class Server:
                 break
             try:
                 if self.robots():
-                    self.sender_wake.set()
+                    self.sender.poke()
             except Exception:
                 log.exception("robots: playing a turn failed")
 
     def _run_sender(self) -> None:
-        self.sender.run_forever(self.stop_event, self.sender_wake, idle=self.idle)
+        self.sender.run_forever(self.stop_event, idle=self.idle)
 
     def _run_clock(self) -> None:
         assert self.tick is not None
@@ -200,7 +204,7 @@ class Server:
             except Exception:
                 log.exception("clock: tick failed")
             # Reminders or forfeits may have queued mail or handed a turn to a robot.
-            self.sender_wake.set()
+            self.sender.poke()
             self.robot_wake.set()
             self.stop_event.wait(self.tick_interval)
 
@@ -237,6 +241,10 @@ def serve(
 ) -> int:
     """Run the server until SIGINT/SIGTERM (or ``stop_event``); the service hooks by default."""
     database = open_database(settings)
+    # The threads hand the GIL to each other after every SQLite call and socket read;
+    # at Python's default of 5 ms a thread that waits for it loses most of that time
+    # (measured: 38 -> 59-72 moves/s at 16 clients with 1 ms and 0.2 ms).
+    sys.setswitchinterval(SWITCH_INTERVAL)
     if handle is None:
         handle, default_tick = _service_hooks(settings, database)
         tick = tick or default_tick

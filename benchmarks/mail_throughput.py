@@ -66,6 +66,16 @@ SERVER_ADDRESS = "abalone@localhost"
 _NEW_BOARD = re.compile(r"^New Abalone Board (\d+) ")
 
 
+def cpu_seconds(pid: int) -> float:
+    """CPU time (user + system) the process ``pid`` has used so far (Linux), else nan."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as stat:
+            fields = stat.read().rpartition(b")")[2].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError):
+        return float("nan")
+
+
 def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
@@ -262,6 +272,9 @@ class Result:
     errors: list[str]
     missing: int
     sent: list[Sent] = field(default_factory=list)
+    #: CPU seconds the server process and this process (clients, relay sink) used.
+    server_cpu: float = float("nan")
+    client_cpu: float = float("nan")
     #: Medians (ms) of the stages of a move in the server, from its log and database.
     stages: dict[str, list[float]] = field(default_factory=dict)
 
@@ -463,6 +476,7 @@ def drive(backend: str, sink: RelaySink, server: ServeProcess, args: argparse.Na
     sink.on_mail = on_mail
     threads = [threading.Thread(target=client_thread, daemon=True) for _ in range(args.concurrency)]
     t0 = time.perf_counter()
+    server_cpu0, client_cpu0 = cpu_seconds(server.process.pid), time.process_time()
     for thread in threads:
         thread.start()
     all_answered.wait(timeout=max(120.0, total * 2.0))
@@ -473,6 +487,8 @@ def drive(backend: str, sink: RelaySink, server: ServeProcess, args: argparse.Na
     except TimeoutError:
         pass
     sink.on_mail = None
+    server_cpu = cpu_seconds(server.process.pid) - server_cpu0
+    client_cpu = time.process_time() - client_cpu0
     with sink.changed:
         phase = [m for m in sink.mails[base:]]
     end = max((m.at for m in phase), default=t0)
@@ -494,6 +510,8 @@ def drive(backend: str, sink: RelaySink, server: ServeProcess, args: argparse.Na
         errors=[g.failed for g in games if g.failed],
         missing=total - len(done),
         sent=answered,
+        server_cpu=server_cpu,
+        client_cpu=client_cpu,
     )
 
 
@@ -508,6 +526,9 @@ def report(result: Result) -> None:
     print("  latency (end of SMTP transaction -> board mail for the mover at the relay), ms:")
     print(f"    p50 {percentile(lat, 50):.1f}  p90 {percentile(lat, 90):.1f}  "
           f"p99 {percentile(lat, 99):.1f}  max {max(lat, default=float('nan')):.1f}")
+    if result.moves:
+        print(f"  CPU per move: server {result.server_cpu / result.moves * 1000:.2f} ms, "
+              f"load generator and relay sink {result.client_cpu / result.moves * 1000:.2f} ms")
     print(f"  SMTP transaction (MAIL..250 after DATA, mail stored), ms: "
           f"p50 {percentile(smtp, 50):.1f}  p99 {percentile(smtp, 99):.1f}")
     if result.stages:

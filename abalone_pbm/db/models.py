@@ -289,12 +289,29 @@ class OutboxMail(Base):
     last_error: Mapped[str | None] = mapped_column(Text, default=None)
     sent_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), default=None)
     inbox_id: Mapped[int | None] = mapped_column(ForeignKey("inbox.id"), default=None)
+    #: The sender process that holds the lease on this row (``MailSender.owner``), so
+    #: that a restarted process can tell a dead predecessor's leases from a live one's.
+    lease_owner: Mapped[str | None] = mapped_column(String(200), default=None)
 
     __table_args__ = (
         Index("ix_outbox_status_next", "status", "next_attempt_at"),
         # The daily reply cap counts one address's mails of the last 24 hours.
         Index("ix_outbox_recipient_created", "recipient", "created_at"),
     )
+
+
+class MailSender(Base):
+    """A process that sends the outbox, with its heartbeat (see ``db.leases``)."""
+
+    __tablename__ = "mail_senders"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    #: ``host:pid:start:random``, unique for one sender of one process run.
+    owner: Mapped[str] = mapped_column(String(200), unique=True)
+    host: Mapped[str] = mapped_column(String(255))
+    pid: Mapped[int] = mapped_column(Integer)
+    started_at: Mapped[datetime] = mapped_column(UTCDateTime())
+    heartbeat_at: Mapped[datetime] = mapped_column(UTCDateTime())
 
 
 class ServerCounter(Base):

@@ -11,17 +11,22 @@ from __future__ import annotations
 
 import email.policy
 import hashlib
+from typing import TYPE_CHECKING
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from email.message import EmailMessage
 from email.parser import BytesHeaderParser
 from email.utils import getaddresses
 
-from sqlalchemy import Engine, Select, func, select, text
+from sqlalchemy import Engine, Select, and_, func, insert, or_, select, text, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
-from .models import Address, Game, InboxMail, OutboxMail, Seat, User
+from .models import Address, Game, InboxMail, MailSender, OutboxMail, Seat, User
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..mail.compose import ComposedMail
 
 __all__ = [
     "INBOX_STATUSES",
@@ -36,6 +41,12 @@ __all__ = [
     "parked_mails",
     "requeue_inbox",
     "enqueue_outbox",
+    "enqueue_composed",
+    "OutgoingRow",
+    "Handoff",
+    "HANDOFF",
+    "lease_due_outbox",
+    "record_sent",
     "due_outbox",
     "mark_sent",
     "mark_retry",
@@ -258,6 +269,7 @@ def enqueue_outbox(
     sender = _address(message.get("Return-Path")) or _address(message.get("From"))
     if not sender:
         raise ValueError("an outgoing mail needs a From address")
+    handoff: Handoff | None = session.info.get(HANDOFF)
     row = OutboxMail(
         created_at=now,
         message_id=message_id,
@@ -266,12 +278,127 @@ def enqueue_outbox(
         raw=message.as_bytes(policy=email.policy.SMTP),
         status="pending",
         attempts=0,
-        next_attempt_at=now,
+        next_attempt_at=handoff.until if handoff else now,
+        lease_owner=handoff.owner if handoff else None,
         inbox_id=inbox_id,
     )
     session.add(row)
     session.flush()
+    if handoff is not None:
+        handoff.rows.append(OutgoingRow(row.id, row.message_id, row.sender, row.recipient,
+                                        bytes(row.raw)))
     return row
+
+
+@dataclass(frozen=True)
+class OutgoingRow:
+    """What a sender needs of one outbox row."""
+
+    id: int
+    message_id: str
+    sender: str
+    recipient: str
+    raw: bytes
+
+
+@dataclass
+class Handoff:
+    """Set as ``session.info[HANDOFF]`` by a worker whose process sends its own mail:
+    the outbox rows written in the transaction are leased to ``owner`` right away and
+    collected in ``rows``, for the sender to have once the transaction commits (no
+    claiming transaction, no polling). If the process dies first, the lease names a
+    dead owner and any other sender takes the rows at once (``lease_due_outbox``)."""
+
+    owner: str
+    until: datetime
+    rows: list[OutgoingRow]
+
+
+#: The ``Session.info`` key of a ``Handoff``.
+HANDOFF = "abalone_pbm.outbox_handoff"
+
+_OUTBOX = OutboxMail.__table__
+
+
+def enqueue_composed(
+    session: Session, mail: ComposedMail, now: datetime, inbox_id: int | None = None
+) -> int:
+    """Queue one composed mail (``mail.compose.compose_mail``); returns the row's id.
+
+    A plain INSERT (the ORM's unit of work costs more than the mail is worth here);
+    the row is leased to the session's ``Handoff`` when it has one.
+    """
+    handoff: Handoff | None = session.info.get(HANDOFF)
+    values = {
+        "created_at": now,
+        "message_id": mail.message_id,
+        "sender": mail.sender,
+        "recipient": mail.recipient,
+        "raw": mail.raw,
+        "status": "pending",
+        "attempts": 0,
+        "next_attempt_at": handoff.until if handoff else now,
+        "lease_owner": handoff.owner if handoff else None,
+        "inbox_id": inbox_id,
+    }
+    row_id = int(session.execute(insert(_OUTBOX).values(values).returning(_OUTBOX.c.id))
+                 .scalar_one())
+    if handoff is not None:
+        handoff.rows.append(
+            OutgoingRow(row_id, mail.message_id, mail.sender, mail.recipient, mail.raw))
+    return row_id
+
+
+def lease_due_outbox(
+    session: Session,
+    now: datetime,
+    owner: str,
+    until: datetime,
+    stale_before: datetime,
+    limit: int = 50,
+) -> list[OutgoingRow]:
+    """Lease up to ``limit`` pending mails to ``owner`` until ``until``, oldest first.
+
+    Due are the mails whose time has come, and the mails leased by a sender that is
+    no longer alive: its heartbeat (``mail_senders``) is older than ``stale_before``
+    or gone. One UPDATE ... RETURNING; on PostgreSQL rows locked by another
+    transaction are skipped.
+    """
+    live = select(MailSender.owner).where(MailSender.heartbeat_at > _utc(stale_before))
+    orphaned = and_(_OUTBOX.c.lease_owner.is_not(None), _OUTBOX.c.lease_owner.not_in(live))
+    chosen = (
+        select(_OUTBOX.c.id)
+        .where(_OUTBOX.c.status == "pending",
+               or_(_OUTBOX.c.next_attempt_at <= _utc(now), orphaned))
+        .order_by(_OUTBOX.c.id)
+        .limit(limit)
+    )
+    if _locks_rows(session):
+        chosen = chosen.with_for_update(skip_locked=True)
+    statement = (
+        update(_OUTBOX)
+        .where(_OUTBOX.c.id.in_(chosen.scalar_subquery()))
+        .values(next_attempt_at=_utc(until), lease_owner=owner)
+        .returning(_OUTBOX.c.id, _OUTBOX.c.message_id, _OUTBOX.c.sender,
+                   _OUTBOX.c.recipient, _OUTBOX.c.raw)
+    )
+    rows = [OutgoingRow(r.id, r.message_id, r.sender, r.recipient, bytes(r.raw))
+            for r in session.execute(statement)]
+    rows.sort(key=lambda row: row.id)
+    return rows
+
+
+def record_sent(session: Session, ids: Sequence[int], now: datetime) -> int:
+    """Mark these pending mails sent (one UPDATE); returns how many were pending."""
+    if not ids:
+        return 0
+    result = session.execute(
+        update(_OUTBOX)
+        .where(_OUTBOX.c.id.in_(list(ids)), _OUTBOX.c.status == "pending")
+        .values(status="sent", sent_at=_utc(now), attempts=_OUTBOX.c.attempts + 1,
+                lease_owner=None)
+    )
+    return int(result.rowcount or 0)
 
 
 def due_outbox(session: Session, now: datetime, limit: int = 50) -> list[OutboxMail]:
@@ -287,6 +414,7 @@ def due_outbox(session: Session, now: datetime, limit: int = 50) -> list[OutboxM
 
 
 def mark_sent(session: Session, row: OutboxMail, now: datetime) -> None:
+    row.lease_owner = None
     row.status = "sent"
     row.sent_at = now
     row.attempts = (row.attempts or 0) + 1
@@ -314,6 +442,7 @@ def mark_retry(session: Session, row: OutboxMail, error: str, now: datetime) -> 
     """
     row.attempts = (row.attempts or 0) + 1
     row.last_error = error
+    row.lease_owner = None
     if _retry_span(row.attempts) >= RETRY_GIVE_UP_AFTER:
         row.status = "failed"
     else:
@@ -325,6 +454,7 @@ def mark_failed(session: Session, row: OutboxMail, error: str, now: datetime) ->
     """A delivery failed for good (the relay answered 5xx): no more tries."""
     row.attempts = (row.attempts or 0) + 1
     row.last_error = error
+    row.lease_owner = None
     row.status = "failed"
     session.flush()
 

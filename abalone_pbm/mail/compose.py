@@ -7,14 +7,19 @@ player's mail program threads it under their command.
 
 from __future__ import annotations
 
+import re
 import secrets
 import time
+from dataclasses import dataclass
 from datetime import datetime, timezone
+from email import quoprimime
 from email.message import EmailMessage
+from email.policy import SMTP as smtp_policy
 from email.policy import default as default_policy
 from email.utils import format_datetime, getaddresses
 
-__all__ = ["compose", "new_message_id", "one_address", "MAX_LINE"]
+__all__ = ["compose", "compose_mail", "ComposedMail", "new_message_id", "one_address",
+           "MAX_LINE"]
 
 #: Longest line RFC 5322 allows (without CRLF); a longer body line forces quoted-printable.
 MAX_LINE = 998
@@ -88,27 +93,121 @@ def compose(
     ``loop_token`` goes into ``X-Loop`` (the server address), ``auto_submitted`` into
     ``Auto-Submitted`` (``auto-replied`` for answers, ``auto-generated`` for reminders).
     """
-    one_address(sender)
+    headers = _headers(sender, to, subject, reply_to, in_reply_to, references,
+                       auto_submitted, loop_token, date, message_id)
     message = EmailMessage(policy=default_policy)
-    message["From"] = _header_address(sender)
-    message["To"] = _header_address(to)
-    message["Subject"] = _one_line(subject)
-    if date.tzinfo is None:
-        date = date.replace(tzinfo=timezone.utc)
-    message["Date"] = format_datetime(date)
-    message["Message-ID"] = message_id or new_message_id(_domain_of(one_address(sender)))
-    if reply_to:
-        message["Reply-To"] = _header_address(reply_to)
-    chain = [ref for ref in (references or []) if ref and ref.strip()]
-    if in_reply_to and in_reply_to.strip():
-        answered = in_reply_to.strip()
-        message["In-Reply-To"] = answered
-        if answered not in chain:
-            chain.append(answered)
-    if chain:
-        message["References"] = " ".join(_one_line(ref) for ref in chain)
-    message["Auto-Submitted"] = _one_line(auto_submitted) or "auto-replied"
-    message["X-Loop"] = _one_line(loop_token)
+    for name, value in headers:
+        message[name] = value
     text = _body_text(body)
     message.set_content(text, subtype="plain", charset="utf-8", cte=_transfer_encoding(text))
     return message
+
+
+@dataclass(frozen=True)
+class ComposedMail:
+    """A mail ready for the outbox: its bytes as sent, and its envelope."""
+
+    message_id: str
+    #: The envelope sender and the one recipient, bare addresses.
+    sender: str
+    recipient: str
+    raw: bytes
+
+
+#: Header values written as they are (no encoded words, no quoting, no folding needed).
+_PLAIN_ADDRESS = re.compile(r"[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]+@[A-Za-z0-9.-]+")
+_PLAIN_TEXT = re.compile(r"[ -~]*")
+_ADDRESS_HEADERS = frozenset({"From", "To", "Reply-To"})
+#: RFC 5322's recommended line length, where the email package starts folding.
+_FOLD_AT = 78
+
+
+def _plain_header(name: str, value: str) -> bool:
+    """Whether the email package would write ``name: value`` unchanged on one line."""
+    if not value or len(name) + 2 + len(value) > _FOLD_AT or "=?" in value:
+        return False
+    if name in _ADDRESS_HEADERS:
+        return _PLAIN_ADDRESS.fullmatch(value) is not None
+    return _PLAIN_TEXT.fullmatch(value) is not None and value == value.strip()
+
+
+def compose_mail(
+    *,
+    sender: str,
+    to: str,
+    subject: str,
+    body: str,
+    reply_to: str | None = None,
+    in_reply_to: str | None = None,
+    references: list[str] | None = None,
+    auto_submitted: str = "auto-replied",
+    loop_token: str,
+    date: datetime,
+    message_id: str | None = None,
+) -> ComposedMail:
+    """``compose`` as the bytes the outbox stores, built directly when every header is
+    plain ASCII that needs no encoding or folding (board mails, the common case), else
+    through the email package. Either way the bytes are those ``compose(...)``
+    serialised with the SMTP policy would give (a test holds the two paths equal).
+    """
+    headers = _headers(sender, to, subject, reply_to, in_reply_to, references,
+                       auto_submitted, loop_token, date, message_id)
+    envelope_sender, recipient = one_address(sender), one_address(to)
+    found_id = next(value for name, value in headers if name == "Message-ID")
+    text = _body_text(body)
+    cte = _transfer_encoding(text)
+    if all(_plain_header(name, value) for name, value in headers):
+        lines = [f"{name}: {value}" for name, value in headers]
+        lines += ['Content-Type: text/plain; charset="utf-8"',
+                  f"Content-Transfer-Encoding: {cte}", "MIME-Version: 1.0", ""]
+        if cte == "7bit":
+            payload = text
+        else:
+            payload = quoprimime.body_encode(
+                b"\n".join(text.encode("utf-8").splitlines()).decode("latin-1") + "\n",
+                _FOLD_AT)
+            if not payload.endswith("\n"):
+                payload += "\n"
+        raw = ("\r\n".join(lines) + "\r\n" + payload.replace("\n", "\r\n")).encode("ascii")
+        return ComposedMail(found_id, envelope_sender, recipient, raw)
+    message = EmailMessage(policy=default_policy)
+    for name, value in headers:
+        message[name] = value
+    message.set_content(text, subtype="plain", charset="utf-8", cte=cte)
+    return ComposedMail(found_id, envelope_sender, recipient,
+                        message.as_bytes(policy=smtp_policy))
+
+
+def _headers(
+    sender: str,
+    to: str,
+    subject: str,
+    reply_to: str | None,
+    in_reply_to: str | None,
+    references: list[str] | None,
+    auto_submitted: str,
+    loop_token: str,
+    date: datetime,
+    message_id: str | None,
+) -> list[tuple[str, str]]:
+    """The headers of a server mail, in order, as (name, value) before encoding."""
+    one_address(sender)
+    headers = [("From", _header_address(sender)), ("To", _header_address(to)),
+               ("Subject", _one_line(subject))]
+    if date.tzinfo is None:
+        date = date.replace(tzinfo=timezone.utc)
+    headers.append(("Date", format_datetime(date)))
+    headers.append(("Message-ID", message_id or new_message_id(_domain_of(one_address(sender)))))
+    if reply_to:
+        headers.append(("Reply-To", _header_address(reply_to)))
+    chain = [ref for ref in (references or []) if ref and ref.strip()]
+    if in_reply_to and in_reply_to.strip():
+        answered = in_reply_to.strip()
+        headers.append(("In-Reply-To", answered))
+        if answered not in chain:
+            chain.append(answered)
+    if chain:
+        headers.append(("References", " ".join(_one_line(ref) for ref in chain)))
+    headers.append(("Auto-Submitted", _one_line(auto_submitted) or "auto-replied"))
+    headers.append(("X-Loop", _one_line(loop_token)))
+    return headers

@@ -1,62 +1,77 @@
 """Delivering the outbox: to the site's relay over SMTP, or into a Maildir.
 
-Each due row is claimed in a short write transaction (its ``next_attempt_at`` is pushed
-forward by a lease, so another sender process skips it), sent outside any transaction,
-and then marked in its own small transaction: ``sent``; a temporary failure is retried
-with exponential backoff (``mark_retry``); a permanent ``5xx`` from the relay marks it
-``failed`` at once. A crash between sending and marking sends that mail again after
-the lease (mail is delivered at least once, never lost).
+Mail reaches the sender two ways:
+
+- handed over: in ``serve`` the worker writes a mail's outbox rows already leased to
+  this sender (``repository.Handoff``) and, once its transaction has committed, puts
+  them in the sender's queue (``hand_over``), which wakes the sender at once;
+- leased from the database: rows that are due (new ones queued by the clock or the
+  robots, retries whose backoff has passed, and rows whose lease names a sender that
+  is no longer alive, ``db.leases``) are leased in one short write transaction.
+
+Each batch is sent outside any transaction over one relay connection that stays open
+between batches, then recorded in one small transaction: ``sent``; a temporary
+failure is retried with exponential backoff (``mark_retry``); a permanent ``5xx``
+marks that one mail ``failed``. A crash between sending and recording sends those
+mails again (at least once, never lost).
+
+One bad mail never harms another: an address with a control character is refused
+before the SMTP transaction starts; after any failure the SMTP transaction is reset
+(``RSET``), or the connection replaced when that fails, so the next mail starts
+clean. A non-ASCII address is sent with ``SMTPUTF8`` when the relay offers it and
+fails permanently, saying why, when it does not.
 
 The mail's bytes go to the relay untouched (its Message-ID included); the envelope
-sender is the server address and there is exactly one recipient. Only ids, recipients
-and subjects are logged, never bodies.
+sender is the server address and there is exactly one recipient. Only ids,
+recipients and subjects are logged, never bodies.
 """
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import mailbox
 import os
+import queue
+import re
+import smtplib
 import threading
+import time
 from dataclasses import dataclass
-from datetime import timedelta
-from email.parser import BytesHeaderParser
-from email.policy import default as default_policy
-from typing import TYPE_CHECKING, Callable
-
-import aiosmtplib
+from datetime import datetime, timedelta
+from typing import TYPE_CHECKING, Callable, Iterable
 
 from ..clock import Clock
 from ..config import Settings
+from ..db.leases import HEARTBEAT_INTERVAL, STALE_AFTER, ProcessIdentity
 from ..db.models import OutboxMail
+from ..db.repository import OutgoingRow
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..db.session import Database
 
-__all__ = ["Sender", "Outcome"]
+__all__ = ["Sender", "Outcome", "LEASE"]
 
 log = logging.getLogger(__name__)
 
-#: How long a claimed row is hidden from other senders while it is being sent.
+#: How long a leased row is hidden from other live senders while it is being sent.
 LEASE = timedelta(minutes=10)
+#: Most mails leased or sent in one batch.
+BATCH = 50
+#: Seconds an idle relay connection is kept open before it is closed.
+IDLE_CONNECTION = 30.0
+
+_SUBJECT = re.compile(rb"^Subject:[ \t]*(.*(?:\r?\n[ \t].*)*)", re.IGNORECASE | re.MULTILINE)
+#: Characters no address sent to a relay may hold (controls, blanks, angle brackets).
+_BAD_ADDRESS = re.compile(r"[\x00-\x20\x7f<>]")
 
 
-@dataclass(frozen=True)
-class _Item:
-    id: int
-    message_id: str
-    sender: str
-    recipient: str
-    raw: bytes
-
-    @property
-    def subject(self) -> str:
-        try:
-            headers = BytesHeaderParser(policy=default_policy).parsebytes(self.raw)
-            return " ".join(str(headers.get("Subject", "")).split())[:120]
-        except Exception:
-            return "?"
+def _subject(raw: bytes) -> str:
+    """The Subject for the log, as written (encoded words left as they are)."""
+    head = raw.split(b"\r\n\r\n", 1)[0]
+    found = _SUBJECT.search(head)
+    if found is None:
+        return ""
+    return " ".join(found.group(1).decode("ascii", "replace").split())[:120]
 
 
 @dataclass(frozen=True)
@@ -78,26 +93,120 @@ def _describe(error: BaseException) -> str:
 
 def _outcome_of(error: BaseException) -> Outcome:
     """Classify a relay error: 5xx to our mail is permanent, anything else is retried."""
-    if isinstance(error, aiosmtplib.SMTPRecipientsRefused):
-        codes = [refused.code for refused in error.recipients]
+    if isinstance(error, smtplib.SMTPRecipientsRefused):
+        codes = [code for code, _message in error.recipients.values()]
         permanent = bool(codes) and all(500 <= code < 600 for code in codes)
-        return Outcome(_describe(error), permanent)
-    if isinstance(
-        error,
-        (
-            aiosmtplib.SMTPRecipientRefused,
-            aiosmtplib.SMTPSenderRefused,
-            aiosmtplib.SMTPDataError,
-        ),
-    ):
-        return Outcome(f"{error.code} {_describe(error)}", 500 <= error.code < 600)
-    if isinstance(error, ValueError):  # an address aiosmtplib will not send to
-        return Outcome(_describe(error), True)
+        detail = "; ".join(f"{code} {message.decode('utf-8', 'replace')}"
+                           for code, message in error.recipients.values())
+        return Outcome(f"recipient refused: {detail}"[:500], permanent)
+    if isinstance(error, (smtplib.SMTPSenderRefused, smtplib.SMTPDataError,
+                          smtplib.SMTPResponseException)):
+        message = error.smtp_error
+        text = message.decode("utf-8", "replace") if isinstance(message, bytes) else str(message)
+        return Outcome(f"{error.smtp_code} {error.__class__.__name__}: {' '.join(text.split())}"
+                       [:500], 500 <= error.smtp_code < 600)
     return Outcome(_describe(error), False)
 
 
+def address_problem(address: str) -> str | None:
+    """Why ``address`` cannot be given to a relay at all, or None."""
+    if not address or "@" not in address:
+        return f"not a mail address: {address!r}"
+    if len(address) > 320:
+        return "address longer than 320 characters"
+    if _BAD_ADDRESS.search(address):
+        return f"address with a control character, blank or angle bracket: {address!r}"
+    return None
+
+
+class _Relay:
+    """One SMTP connection to the relay, opened when first needed and kept open."""
+
+    def __init__(self, host: str, port: int, local_hostname: str, timeout: float) -> None:
+        self.host, self.port = host, port
+        self.local_hostname = local_hostname
+        self.timeout = timeout
+        self.client: smtplib.SMTP | None = None
+        self.last_used = 0.0
+
+    def _connect(self) -> smtplib.SMTP:
+        client = smtplib.SMTP(timeout=self.timeout, local_hostname=self.local_hostname)
+        try:
+            client.connect(self.host, self.port)
+            client.ehlo_or_helo_if_needed()
+        except BaseException:
+            client.close()
+            raise
+        return client
+
+    def close(self, polite: bool = True) -> None:
+        client, self.client = self.client, None
+        if client is None:
+            return
+        try:
+            if polite:
+                client.quit()
+        except Exception:
+            pass
+        finally:
+            client.close()
+
+    def close_if_idle(self) -> None:
+        if self.client is not None and time.monotonic() - self.last_used > IDLE_CONNECTION:
+            self.close()
+
+    def _reset(self) -> None:
+        """Start the next mail clean: RSET, or a new connection when that fails."""
+        if self.client is None:
+            return
+        try:
+            code, _ = self.client.rset()
+            if code != 250:
+                raise smtplib.SMTPException(f"RSET answered {code}")
+        except Exception:
+            self.close(polite=False)
+
+    def send(self, item: OutgoingRow, fallback_sender: str) -> Outcome:
+        """Send one mail; raises OSError/SMTPConnectError only when the relay is away."""
+        sender = item.sender or fallback_sender
+        for address in (sender, item.recipient):
+            problem = address_problem(address)
+            if problem:
+                return Outcome(problem, True)
+        fresh = self.client is None
+        if self.client is None:
+            self.client = self._connect()
+        for attempt in (1, 2):
+            client = self.client
+            assert client is not None
+            options: list[str] = []
+            if not (sender.isascii() and item.recipient.isascii()):
+                if not client.has_extn("smtputf8"):
+                    return Outcome(f"the relay does not offer SMTPUTF8, needed for the "
+                                   f"address {item.recipient!r}", True)
+                options.append("SMTPUTF8")
+            try:
+                client.sendmail(sender, [item.recipient], item.raw, mail_options=options)
+                self.last_used = time.monotonic()
+                return Outcome()
+            except smtplib.SMTPServerDisconnected as error:
+                self.close(polite=False)
+                if attempt == 1 and not fresh:
+                    # A kept connection the relay closed while idle: once more, anew.
+                    self.client = self._connect()
+                    fresh = True
+                    continue
+                return Outcome(_describe(error), False)
+            except (OSError, smtplib.SMTPException, UnicodeError, ValueError) as error:
+                outcome = _outcome_of(error)
+                self._reset()
+                self.last_used = time.monotonic()
+                return outcome
+        raise AssertionError("unreachable")  # pragma: no cover
+
+
 class Sender:
-    """Drains due outbox rows to ``settings.relay`` (``smtp://host:port``) or the Maildir."""
+    """Drains the outbox to ``settings.relay`` (``smtp://host:port``) or the Maildir."""
 
     def __init__(
         self,
@@ -106,11 +215,21 @@ class Sender:
         clock: Clock,
         *,
         timeout: float = 60.0,
+        identity: ProcessIdentity | None = None,
     ) -> None:
         self.database = database
         self.settings = settings
         self.clock = clock
         self.timeout = timeout
+        self.identity = identity or ProcessIdentity()
+        #: Rows handed over by the worker after its commit, already leased to us.
+        self._handed: queue.SimpleQueue[list[OutgoingRow]] = queue.SimpleQueue()
+        self._wake = threading.Event()
+        #: Whether the database may hold due mail (see ``poke``).
+        self._look = True
+        self._relay: _Relay | None = None
+        self._started_at: datetime | None = None
+        self._last_beat = float("-inf")
 
     # -- where mail goes ------------------------------------------------------------
 
@@ -122,74 +241,148 @@ class Sender:
             return f"relay smtp://{relay[0]}:{relay[1]}"
         return f"Maildir {os.path.abspath(self.settings.maildir)}"
 
+    @property
+    def owner(self) -> str:
+        """The name this sender's leases carry."""
+        return self.identity.owner
+
+    # -- being alive ----------------------------------------------------------------
+
+    def heartbeat(self) -> None:
+        """Say that this sender is alive; clear away dead senders of this host."""
+        from ..db.leases import beat, bury_dead_neighbours
+
+        now = self.clock.now()
+        if self._started_at is None:
+            self._started_at = now
+        with self.database.write() as session:
+            beat(session, self.identity, now, self._started_at)
+            bury_dead_neighbours(session, self.identity, now)
+        self._last_beat = time.monotonic()
+
+    def _beat_if_due(self) -> None:
+        if time.monotonic() - self._last_beat >= HEARTBEAT_INTERVAL:
+            self.heartbeat()
+
+    def retire(self) -> None:
+        """This sender stops: close the relay connection and drop the heartbeat row."""
+        from ..db.leases import forget
+
+        if self._relay is not None:
+            self._relay.close()
+        try:
+            with self.database.write() as session:
+                forget(session, self.identity)
+        except Exception:
+            log.exception("sender: could not remove its heartbeat")
+
     # -- the outbox -----------------------------------------------------------------
 
-    def _claim(self, limit: int) -> list[_Item]:
-        from ..db.repository import due_outbox
+    def hand_over(self, rows: list[OutgoingRow]) -> None:
+        """Mail the worker committed, leased to us (``repository.Handoff``): send it next."""
+        if rows:
+            self._handed.put(rows)
+            self._wake.set()
 
-        now = self.clock.now()
-        with self.database.write() as session:
-            rows = due_outbox(session, now, limit=limit)
-            items = [
-                _Item(row.id, row.message_id, row.sender, row.recipient, bytes(row.raw))
-                for row in rows
-            ]
-            for row in rows:
-                row.next_attempt_at = now + LEASE
+    def handoff_lease(self) -> tuple[str, datetime]:
+        """The owner and lease end the worker writes into the rows it hands over."""
+        return self.owner, self.clock.now() + LEASE
+
+    def _take_handed(self, limit: int) -> list[OutgoingRow]:
+        items: list[OutgoingRow] = []
+        while len(items) < limit:
+            try:
+                items.extend(self._handed.get_nowait())
+            except queue.Empty:
+                break
         return items
 
-    def _record(self, item: _Item, outcome: Outcome) -> None:
-        from ..db.repository import mark_failed, mark_retry, mark_sent
+    def _claim(self, limit: int) -> list[OutgoingRow]:
+        """Lease up to ``limit`` due rows (see ``repository.lease_due_outbox``)."""
+        from ..db.leases import bury_dead_neighbours
+        from ..db.repository import lease_due_outbox
 
+        self._beat_if_due()
         now = self.clock.now()
         with self.database.write() as session:
-            row = session.get(OutboxMail, item.id)
-            if row is None or row.status != "pending":
-                return
+            # Cheap (a few rows), and frees a dead neighbour's leases for this very claim.
+            bury_dead_neighbours(session, self.identity, now)
+            return lease_due_outbox(session, now, self.owner, now + LEASE,
+                                    now - STALE_AFTER, limit)
+
+    def _record(self, done: list[tuple[OutgoingRow, Outcome]]) -> None:
+        """Record a batch's outcomes in one transaction, then log them."""
+        from ..db.repository import mark_failed, mark_retry, record_sent
+
+        now = self.clock.now()
+        gave_up: set[int] = set()
+        with self.database.write() as session:
+            record_sent(session, [item.id for item, outcome in done if outcome.sent], now)
+            for item, outcome in done:
+                if outcome.sent:
+                    continue
+                row = session.get(OutboxMail, item.id)
+                if row is None or row.status != "pending":
+                    continue
+                if outcome.permanent:
+                    mark_failed(session, row, outcome.error or "refused", now)
+                else:
+                    mark_retry(session, row, outcome.error or "unknown error", now)
+                if row.status == "failed":
+                    gave_up.add(item.id)
+        for item, outcome in done:
             if outcome.sent:
-                mark_sent(session, row, now)
-            elif outcome.permanent:
-                mark_failed(session, row, outcome.error or "refused", now)
+                log.info("outbox %s: sent %s to %s (%s)", item.id, item.message_id,
+                         item.recipient, _subject(item.raw))
+            elif item.id in gave_up:
+                log.error("outbox %s: %s to %s (%s) failed for good: %s", item.id,
+                          item.message_id, item.recipient, _subject(item.raw), outcome.error)
             else:
-                mark_retry(session, row, outcome.error or "unknown error", now)
-            gave_up = row.status == "failed"
-        if outcome.sent:
-            log.info("outbox %s: sent %s to %s (%s)", item.id, item.message_id,
-                     item.recipient, item.subject)
-        elif gave_up:
-            log.error("outbox %s: %s to %s (%s) failed for good: %s", item.id,
-                      item.message_id, item.recipient, item.subject, outcome.error)
+                log.warning("outbox %s: %s to %s (%s) will be retried: %s", item.id,
+                            item.message_id, item.recipient, _subject(item.raw),
+                            outcome.error)
+
+    def _deliver(self, items: list[OutgoingRow]) -> int:
+        """Send ``items`` and record how it went; returns how many were sent."""
+        if self.settings.relay_host_port:
+            done = self._to_relay(items)
         else:
-            log.warning("outbox %s: %s to %s (%s) will be retried: %s", item.id,
-                        item.message_id, item.recipient, item.subject, outcome.error)
+            done = self._to_maildir(items)
+        self._record(done)
+        return sum(1 for _item, outcome in done if outcome.sent)
 
     def _send_batch(self, limit: int) -> tuple[int, int]:
-        """Claim and send up to ``limit`` due rows; returns (claimed, sent)."""
-        items = self._claim(limit)
+        """Send what was handed over, else lease and send due rows; (taken, sent)."""
+        items = self._take_handed(limit) or self._claim(limit)
         if not items:
             return 0, 0
-        if self.settings.relay_host_port:
-            outcomes = asyncio.run(self._relay(items))
-        else:
-            outcomes = self._to_maildir(items)
-        return len(items), sum(1 for outcome in outcomes if outcome.sent)
+        return len(items), self._deliver(items)
 
-    def send_due(self, limit: int = 50) -> int:
+    def send_due(self, limit: int = BATCH) -> int:
         """Send the outbox rows that are due (at most ``limit``); returns how many were sent."""
         return self._send_batch(limit)[1]
 
-    def drain(self, limit: int = 50) -> tuple[int, int]:
+    def drain(self, limit: int = BATCH) -> tuple[int, int]:
         """Send batches until nothing is due; returns (sent, not sent this time).
 
         Rows that failed are not due again until their backoff has passed, so this ends.
         """
         sent = failed = 0
-        while True:
-            claimed, batch_sent = self._send_batch(limit)
-            if not claimed:
-                return sent, failed
-            sent += batch_sent
-            failed += claimed - batch_sent
+        try:
+            while True:
+                claimed, batch_sent = self._send_batch(limit)
+                if not claimed:
+                    return sent, failed
+                sent += batch_sent
+                failed += claimed - batch_sent
+        finally:
+            if self._relay is not None:
+                self._relay.close()
+
+    def poke(self) -> None:
+        """Mail may be due in the database (queued by the clock or the robots): look."""
+        self._look = True
+        self._wake.set()
 
     def run_forever(
         self,
@@ -199,75 +392,73 @@ class Sender:
         idle: float = 2.0,
         on_error: Callable[[BaseException], None] | None = None,
     ) -> None:
-        """Send until ``stop`` is set; sleep ``idle`` seconds (or until ``wake``) when idle."""
-        wake = wake or threading.Event()
-        while not stop.is_set():
+        """Send until ``stop`` is set (then call ``poke`` to end the wait at once).
+
+        Handed-over mail is sent as soon as it arrives; the database is looked at after
+        ``poke``, every ``idle`` seconds, and each time ``wake`` (if given) is set.
+        """
+        always_look = wake is not None
+        if wake is not None:
+            self._wake = wake
+        self._look = True
+        heart = threading.Thread(target=self._keep_beating, args=(stop,),
+                                 name="abalone-pbm-sender-heartbeat", daemon=True)
+        try:
+            self.heartbeat()
+            heart.start()
+            while not stop.is_set():
+                try:
+                    items = self._take_handed(BATCH)
+                    if not items and self._look:
+                        self._look = False
+                        items = self._claim(BATCH)
+                        self._look = len(items) == BATCH
+                    if items:
+                        self._deliver(items)
+                        continue
+                except Exception as error:  # the database may be away for a moment
+                    log.exception("sender: could not drain the outbox")
+                    if on_error is not None:
+                        on_error(error)
+                    self._look = True
+                    stop.wait(min(idle, 1.0))
+                    continue
+                if self._relay is not None:
+                    self._relay.close_if_idle()
+                woken = self._wake.wait(idle)
+                self._wake.clear()
+                if not woken or always_look:
+                    self._look = True
+        finally:
+            self.retire()
+
+    def _keep_beating(self, stop: threading.Event) -> None:
+        while not stop.wait(HEARTBEAT_INTERVAL):
             try:
-                busy = self._send_batch(50)[0] > 0
-            except Exception as error:  # the database may be away for a moment
-                log.exception("sender: could not drain the outbox")
-                if on_error is not None:
-                    on_error(error)
-                busy = False
-            if busy:
-                continue
-            wake.wait(idle)
-            wake.clear()
+                self.heartbeat()
+            except Exception:
+                log.exception("sender: heartbeat failed")
 
     # -- delivery -------------------------------------------------------------------
 
-    async def _relay(self, items: list[_Item]) -> list[Outcome]:
+    def _to_relay(self, items: list[OutgoingRow]) -> list[tuple[OutgoingRow, Outcome]]:
         relay = self.settings.relay_host_port
         assert relay is not None
         host, port = relay
-        outcomes: list[Outcome] = []
-        client: aiosmtplib.SMTP | None = None
-        try:
-            for index, item in enumerate(items):
-                if client is None or not client.is_connected:
-                    client = aiosmtplib.SMTP(
-                        hostname=host,
-                        port=port,
-                        timeout=self.timeout,
-                        use_tls=False,
-                        start_tls=False,
-                        local_hostname=self.settings.address_domain,
-                    )
-                    try:
-                        await client.connect()
-                    except Exception as error:
-                        # The relay is down: everything left is retried later.
-                        outcome = Outcome(f"relay {host}:{port}: {_describe(error)}", False)
-                        for rest in items[index:]:
-                            self._record(rest, outcome)
-                            outcomes.append(outcome)
-                        client = None
-                        return outcomes
-                try:
-                    await client.sendmail(
-                        item.sender or self.settings.address, [item.recipient], item.raw
-                    )
-                    outcome = Outcome()
-                except Exception as error:
-                    outcome = _outcome_of(error)
-                    if not isinstance(error, aiosmtplib.SMTPResponseException) and not isinstance(
-                        error, (aiosmtplib.SMTPRecipientsRefused, ValueError)
-                    ):
-                        # A broken connection: start a fresh one for the next mail.
-                        try:
-                            client.close()
-                        except Exception:
-                            pass
-                        client = None
-                self._record(item, outcome)
-                outcomes.append(outcome)
-        finally:
-            if client is not None and client.is_connected:
-                try:
-                    await client.quit()
-                except Exception:
-                    client.close()
-        return outcomes
+        if self._relay is None:
+            self._relay = _Relay(host, port, self.settings.address_domain, self.timeout)
+        done: list[tuple[OutgoingRow, Outcome]] = []
+        for index, item in enumerate(items):
+            try:
+                outcome = self._relay.send(item, self.settings.address)
+            except (OSError, smtplib.SMTPException) as error:
+                # The relay is away: everything left is retried later.
+                self._relay.close(polite=False)
+                away = Outcome(f"relay {host}:{port}: {_describe(error)}", False)
+                done.extend((rest, away) for rest in items[index:])
+                break
+            done.append((item, outcome))
+        return done
 
     def _maildir(self) -> mailbox.Maildir:
         path = os.path.abspath(self.settings.maildir)
@@ -277,10 +468,11 @@ class Sender:
             os.makedirs(os.path.join(path, sub), exist_ok=True)
         return box
 
-    def _to_maildir(self, items: list[_Item]) -> list[Outcome]:
-        outcomes: list[Outcome] = []
+    def _to_maildir(self, items: Iterable[OutgoingRow]) -> list[tuple[OutgoingRow, Outcome]]:
+        done: list[tuple[OutgoingRow, Outcome]] = []
         try:
-            box = self._maildir()
+            box: mailbox.Maildir | None = self._maildir()
+            failure = Outcome()
         except OSError as error:
             box = None
             failure = Outcome(f"Maildir {self.settings.maildir}: {_describe(error)}", False)
@@ -294,6 +486,5 @@ class Sender:
                     outcome = Outcome()
                 except OSError as error:
                     outcome = Outcome(_describe(error), False)
-            self._record(item, outcome)
-            outcomes.append(outcome)
-        return outcomes
+            done.append((item, outcome))
+        return done

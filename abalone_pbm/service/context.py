@@ -5,14 +5,13 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
-from email.message import EmailMessage
 
 from sqlalchemy.orm import Session
 
 from ..config import Settings
 from ..db import repository
 from ..db.models import User
-from ..mail.compose import compose
+from ..mail.compose import ComposedMail, compose_mail
 
 
 class CommandError(Exception):
@@ -94,19 +93,19 @@ class MailContext:
         answering = self.message_id
         references = [*self.references, answering] if answering else list(self.references)
         for mail in self.outgoing:
-            message = self._compose(mail, answering, references)
-            repository.enqueue_outbox(self.session, message, self.now, inbox_id=self.inbox_id)
+            composed = self._compose(mail, answering, references)
+            repository.enqueue_composed(self.session, composed, self.now, inbox_id=self.inbox_id)
             count += 1
         self.outgoing.clear()
         return count
 
     def _compose(
         self, mail: Outgoing, answering: str | None, references: list[str]
-    ) -> EmailMessage:
+    ) -> ComposedMail:
         # Only mail that answers the sender carries In-Reply-To; board mails to the
         # other players are new threads for them.
         is_answer = answering is not None and mail.to.lower() == self.sender.lower()
-        return compose(
+        return compose_mail(
             sender=self.settings.address,
             to=mail.to,
             subject=mail.subject,

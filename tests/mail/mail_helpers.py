@@ -48,6 +48,16 @@ class SinkHandler:
     received: list[Received] = field(default_factory=list)
     refuse: dict[str, str] = field(default_factory=dict)
     lock: threading.Lock = field(default_factory=threading.Lock)
+    #: How many SMTP sessions greeted with EHLO (connections the sender opened).
+    greetings: int = 0
+    #: While set, DATA is not answered (a relay that hangs).
+    stall: threading.Event = field(default_factory=threading.Event)
+
+    async def handle_EHLO(self, server, session, envelope, hostname, responses):
+        session.host_name = hostname
+        with self.lock:
+            self.greetings += 1
+        return responses
 
     async def handle_RCPT(self, server, session, envelope, address, rcpt_options):
         if address in self.refuse:
@@ -56,6 +66,10 @@ class SinkHandler:
         return "250 OK"
 
     async def handle_DATA(self, server, session, envelope):
+        import asyncio
+
+        while self.stall.is_set():
+            await asyncio.sleep(0.05)
         with self.lock:
             self.received.append(
                 Received(envelope.mail_from, list(envelope.rcpt_tos), envelope.original_content)
@@ -66,10 +80,11 @@ class SinkHandler:
 class Relay:
     """A live aiosmtpd relay sink on 127.0.0.1 (``url`` is what ABALONE_PBM_RELAY takes)."""
 
-    def __init__(self, port: int = 0) -> None:
+    def __init__(self, port: int = 0, *, smtputf8: bool = False) -> None:
         self.handler = SinkHandler()
         self.controller = IntakeController(
-            self.handler, hostname="127.0.0.1", port=port, server_hostname="relay.test"
+            self.handler, hostname="127.0.0.1", port=port, server_hostname="relay.test",
+            enable_SMTPUTF8=smtputf8,
         )
 
     def start(self) -> Relay:

@@ -110,3 +110,41 @@ def test_a_subject_cannot_inject_headers():
 def test_naive_date_is_taken_as_utc():
     message = _mail(date=datetime(2026, 3, 1, 9, 30))
     assert message["Date"] == "Sun, 01 Mar 2026 09:30:00 +0000"
+
+
+# -- the outbox's bytes, built directly or through the email package -------------------
+
+from email.policy import SMTP as smtp_policy  # noqa: E402
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from abalone_pbm.mail.compose import compose_mail  # noqa: E402
+
+_texts = st.text(st.characters(blacklist_categories=("Cs",)), max_size=120)
+_ascii_lines = st.text(st.characters(min_codepoint=32, max_codepoint=126), max_size=90)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    subject=st.one_of(_ascii_lines, _texts),
+    body=st.one_of(st.lists(_ascii_lines, max_size=8).map("\n".join), _texts,
+                   st.text(max_size=1200)),
+    to=st.sampled_from(["fred@example.net", "Fred <fred@example.net>",
+                        "fr.ed+x@example.net", "\"Fred, Jr.\" <fred@example.net>",
+                        "F\u00fc <fred@example.net>"]),
+    reply_to=st.sampled_from([None, "abalone+101.k3x9q7mf2a@example.org"]),
+    answered=st.sampled_from([None, "<cmd@example.net>", "<" + "x" * 70 + "@example.net>"]),
+    references=st.lists(st.sampled_from(["<a@b>", "<older.1@example.net>"]), max_size=3),
+)
+def test_outbox_bytes_are_those_of_the_email_package(subject, body, to, reply_to, answered,
+                                                     references):
+    arguments = dict(sender="abalone@example.org", to=to, subject=subject, body=body,
+                     reply_to=reply_to, in_reply_to=answered, references=references,
+                     loop_token="abalone@example.org", date=WHEN,
+                     message_id="<fixed.1@example.org>")
+    composed = compose_mail(**arguments)
+    assert composed.raw == compose(**arguments).as_bytes(policy=smtp_policy)
+    assert composed.message_id == "<fixed.1@example.org>"
+    assert composed.sender == "abalone@example.org"
+    assert composed.recipient == "fred@example.net" if "fr.ed" not in to else True
