@@ -33,13 +33,14 @@ from .config import Settings
 from .mail.intake import make_store
 from .mail.listener import IntakeController, make_accepts, start_listener, stop_listener
 from .mail.sender import Sender
-from .worker import Handle, Worker
+from .worker import Handle, PasswordHook, Worker
 
 if TYPE_CHECKING:  # pragma: no cover
     from .db.session import Database
 
 __all__ = [
-    "Server", "Tick", "serve", "open_database", "install_stop_signals", "robot_hook", "_service_hooks"
+    "Server", "Tick", "serve", "open_database", "install_stop_signals", "robot_hook",
+    "password_hook", "_service_hooks"
 ]
 
 log = logging.getLogger(__name__)
@@ -76,6 +77,13 @@ def _service_hooks(settings: Settings, database: Database) -> tuple[Handle, Tick
     return handle, tick
 
 
+def password_hook(settings: Settings) -> PasswordHook:
+    """The service layer's argon2 checks, for the worker to run before its transaction."""
+    from .service.mailroom import PasswordsInAdvance
+
+    return PasswordsInAdvance(settings)
+
+
 def robot_hook(settings: Settings, database: Database, clock: Clock) -> Callable[[], int]:
     """Register the computer players as users and return the function that plays
     their pending turns (each searched outside any transaction)."""
@@ -101,6 +109,8 @@ class Server:
     clock: Clock = field(default_factory=SystemClock)
     #: Plays the computer players' pending turns; returns how many moves it made.
     robots: Callable[[], int] | None = None
+    #: Checks a mail's passwords before its transaction (``password_hook``).
+    passwords: PasswordHook | None = None
     tick_interval: float = TICK_INTERVAL
     #: Seconds the worker and sender sleep when idle (they are also woken at once).
     idle: float = 1.0
@@ -113,7 +123,7 @@ class Server:
         self.sender = Sender(self.database, self.settings, self.clock)
         self.worker = Worker(
             self.database, self.settings, self.clock, self.handle,
-            after_commit=self._after_mail, handoff=self.sender,
+            after_commit=self._after_mail, handoff=self.sender, passwords=self.passwords,
         )
         self.listener: IntakeController | None = None
         self.threads: list[threading.Thread] = []
@@ -245,15 +255,18 @@ def serve(
     # at Python's default of 5 ms a thread that waits for it loses most of that time
     # (measured: 38 -> 59-72 moves/s at 16 clients with 1 ms and 0.2 ms).
     sys.setswitchinterval(SWITCH_INTERVAL)
+    passwords: PasswordHook | None = None
     if handle is None:
         handle, default_tick = _service_hooks(settings, database)
         tick = tick or default_tick
+        passwords = password_hook(settings)
     stop = stop_event or threading.Event()
     if threading.current_thread() is threading.main_thread():
         install_stop_signals(stop)
     clock = clock or SystemClock()
     robots = robot_hook(settings, database, clock)
-    server = Server(settings, database, handle, tick, clock, robots=robots, out=out)
+    server = Server(settings, database, handle, tick, clock, robots=robots, out=out,
+                    passwords=passwords)
     server.run(stop)
     print("abalone-pbm: stopped", file=out if out is not None else sys.stdout)
     return 0

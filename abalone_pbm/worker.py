@@ -27,6 +27,7 @@ import traceback
 from email.header import decode_header, make_header
 from email.message import EmailMessage
 from email.policy import EmailPolicy
+from contextlib import AbstractContextManager, nullcontext
 from typing import TYPE_CHECKING, Any, Callable, Protocol
 
 from sqlalchemy.orm import Session
@@ -79,6 +80,25 @@ def parse_mail(raw: bytes) -> EmailMessage:
     return message
 
 
+class PasswordHook(Protocol):
+    """The service layer's argon2 checks, run before the write transaction."""
+
+    def wanted(self, session: Session, mail: InboxMail,
+               message: EmailMessage) -> list[tuple[str, str]]: ...
+
+    def check(self, pairs: list[tuple[str, str]]) -> dict[tuple[str, str], bool]: ...
+
+    def known(self, answers: dict[tuple[str, str], bool]) -> AbstractContextManager[None]: ...
+
+
+class _CheckFirst(Exception):
+    """Leave the transaction (rolled back, nothing written), check these, come back."""
+
+    def __init__(self, pairs: list[tuple[str, str]]) -> None:
+        super().__init__("passwords to check before the transaction")
+        self.pairs = pairs
+
+
 class HandoffTarget(Protocol):
     """The sender of this process, to which a worker hands the replies it commits."""
 
@@ -107,6 +127,7 @@ class Worker:
         max_attempts: int = MAX_ATTEMPTS,
         after_commit: Callable[[], None] | None = None,
         handoff: HandoffTarget | None = None,
+        passwords: PasswordHook | None = None,
     ) -> None:
         self.database = database
         self.settings = settings
@@ -117,9 +138,26 @@ class Worker:
         self.after_commit = after_commit
         #: Where the replies go right after the commit (see the module text).
         self.handoff = handoff
+        #: Finds and checks a mail's passwords before its write transaction.
+        self.passwords = passwords
 
     def run_once(self) -> bool:
-        """Process the next new inbox mail; False when there was none."""
+        """Process the next new inbox mail; False when there was none.
+
+        When the mail names passwords, the transaction is left (nothing written) as
+        soon as that is known, argon2 runs outside it, and the mail is taken again;
+        the answers are used if the stored hashes are still the same.
+        """
+        answers: dict[tuple[str, str], bool] = {}
+        for tries_left in (2, 1, 0):
+            try:
+                return self._run_once(answers, may_leave=tries_left > 0)
+            except _CheckFirst as wanted:
+                assert self.passwords is not None
+                answers.update(self.passwords.check(wanted.pairs))
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def _run_once(self, answers: dict[tuple[str, str], bool], may_leave: bool) -> bool:
         from .db.repository import claim_next_inbox, mark_inbox, replies_sent_today
 
         mail_id: int | None = None
@@ -146,9 +184,18 @@ class Worker:
                     mark_inbox(session, mail, "dropped", note=reason, now=now)
                     outcome = f"dropped: {reason}"
                 else:
-                    self.handle(session, mail, message, now)
+                    if self.passwords is not None and may_leave:
+                        pairs = [pair for pair in self.passwords.wanted(session, mail, message)
+                                 if pair not in answers]
+                        if pairs:
+                            raise _CheckFirst(pairs)
+                    known = self.passwords.known(answers) if self.passwords else nullcontext()
+                    with known:
+                        self.handle(session, mail, message, now)
                     mark_inbox(session, mail, "done", now=now)
                     outcome = "done"
+        except _CheckFirst:
+            raise
         except Exception as error:
             if mail_id is None:
                 raise  # could not even claim a mail: the database is away

@@ -158,7 +158,7 @@ class ServeProcess:
                 self.process.wait()
 
 
-def start_server(workdir: Path, relay_port: int, db_url: str) -> ServeProcess:
+def start_server(workdir: Path, relay_port: int, db_url: str, name: str = "serve") -> ServeProcess:
     port = free_port()
     env = dict(os.environ)
     env.update(
@@ -169,7 +169,7 @@ def start_server(workdir: Path, relay_port: int, db_url: str) -> ServeProcess:
         ABALONE_PBM_DAILY_REPLY_CAP=str(10**9),
         PYTHONPATH=os.pathsep.join(filter(None, [str(REPO), env.get("PYTHONPATH")])),
     )
-    log = workdir / "serve.log"
+    log = workdir / f"{name}.log"
     with open(log, "wb") as out:
         process = subprocess.Popen(
             [sys.executable, "-m", "abalone_pbm", "serve"],
@@ -284,15 +284,22 @@ def run(backend: str, db_url: str, args: argparse.Namespace, workdir: Path) -> R
     relay_port = free_port()
     controller = Controller(sink, hostname="127.0.0.1", port=relay_port)
     controller.start()
-    server = start_server(workdir, relay_port, db_url)
+    servers: list[ServeProcess] = []
     try:
-        for line in server.announce():
-            print(f"  {line}")
-        result = drive(backend, sink, server, args)
+        # Several processes share one database (PostgreSQL: SKIP LOCKED); the first
+        # creates the schema, the others find it.
+        for number in range(args.processes):
+            servers.append(start_server(workdir, relay_port, db_url, f"serve{number}"))
+        for server in servers:
+            for line in server.announce():
+                print(f"  {line}")
+        result = drive(backend, sink, servers, args)
     finally:
-        server.stop()
+        for server in servers:
+            server.stop()
         controller.stop()
-    lines = server.log.read_text(errors="replace").splitlines()
+    lines = [line for server in servers
+             for line in server.log.read_text(errors="replace").splitlines()]
     problems = [line for line in lines if "Traceback" in line or " ERROR " in line
                 or " WARNING " in line]
     if problems:
@@ -356,8 +363,10 @@ def stages(db_url: str, lines: list[str], sent: list[Sent]) -> dict[str, list[fl
     return out
 
 
-def drive(backend: str, sink: RelaySink, server: ServeProcess, args: argparse.Namespace) -> Result:
+def drive(backend: str, sink: RelaySink, servers: list[ServeProcess],
+          args: argparse.Namespace) -> Result:
     started = time.perf_counter()
+    server = servers[0]
     setup_client = Client(server.host, server.port)
     prefix = backend[0]
     games = []
@@ -437,8 +446,10 @@ def drive(backend: str, sink: RelaySink, server: ServeProcess, args: argparse.Na
 
     failures: list[BaseException] = []
 
-    def client_thread() -> None:
-        client = Client(server.host, server.port)
+    def client_thread(number: int) -> None:
+        # Clients spread evenly over the server processes.
+        serving = servers[number % len(servers)]
+        client = Client(serving.host, serving.port)
         try:
             while True:
                 game = ready.get()
@@ -474,9 +485,11 @@ def drive(backend: str, sink: RelaySink, server: ServeProcess, args: argparse.Na
 
     base = sink.count()
     sink.on_mail = on_mail
-    threads = [threading.Thread(target=client_thread, daemon=True) for _ in range(args.concurrency)]
+    threads = [threading.Thread(target=client_thread, args=(n,), daemon=True)
+               for n in range(args.concurrency)]
     t0 = time.perf_counter()
-    server_cpu0, client_cpu0 = cpu_seconds(server.process.pid), time.process_time()
+    server_cpu0 = sum(cpu_seconds(s.process.pid) for s in servers)
+    client_cpu0 = time.process_time()
     for thread in threads:
         thread.start()
     all_answered.wait(timeout=max(120.0, total * 2.0))
@@ -487,7 +500,7 @@ def drive(backend: str, sink: RelaySink, server: ServeProcess, args: argparse.Na
     except TimeoutError:
         pass
     sink.on_mail = None
-    server_cpu = cpu_seconds(server.process.pid) - server_cpu0
+    server_cpu = sum(cpu_seconds(s.process.pid) for s in servers) - server_cpu0
     client_cpu = time.process_time() - client_cpu0
     with sink.changed:
         phase = [m for m in sink.mails[base:]]
@@ -554,15 +567,20 @@ def main() -> None:
                         help="also start K games against a computer player, each left "
                              "waiting for its human player (default 0)")
     parser.add_argument("--robot", default="pebble", help="the computer player of --robot-games")
+    parser.add_argument("--processes", type=int, default=1, metavar="N",
+                        help="run N `abalone-pbm serve` processes on the one database, the "
+                             "clients spread over them (PostgreSQL; default 1)")
     args = parser.parse_args()
-    if args.games < 1 or args.concurrency < 1 or args.moves < 0:
-        parser.error("--games and --concurrency must be at least 1, --moves at least 0")
+    if args.games < 1 or args.concurrency < 1 or args.moves < 0 or args.processes < 1:
+        parser.error("--games, --concurrency and --processes must be at least 1, "
+                     "--moves at least 0")
     print(f"$ {command_line()}")
     print(machine())
     mode = "pipelined (up to one move per game in flight)" if args.pipelined else \
         "each client waits for its answer (at most C moves in flight)"
     print(f"{args.games} games, {args.moves} moves by {args.via}, {args.concurrency} SMTP "
           f"clients; {mode}"
+          + (f"; {args.processes} server processes" if args.processes > 1 else "")
           + (f"; {args.robot_games} more games against {args.robot}, waiting for their human"
              if args.robot_games else ""))
     backends = ["sqlite", "postgresql"] if args.backend == "both" else [args.backend]

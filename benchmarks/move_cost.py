@@ -233,6 +233,81 @@ def row(label: str, timings: list[Timing], extra: str = "") -> str:
             f"{statistics.median(robots):>9.2f}  {extra}").rstrip()
 
 
+#: Games of (a) set up by mail; more are copied in bulk (``bulk_fill``).
+BY_MAIL_AT_MOST = 1000
+
+
+def bulk_fill(bench: Bench, count: int, robot_share: int) -> None:
+    """Add ``count`` games like the ones set up by mail: each with its two seats, its
+    first move, the two mails that made it and the board mails they caused (sent),
+    between players of the pool; ``robot_share`` % of them wait for a robot's human."""
+    import secrets
+    from datetime import timedelta
+
+    from abalone_pbm.db.models import Seat, User
+    from abalone_pbm.rules import Board as RulesBoard
+
+    h = bench.h
+    now = h.clock.now()
+    start = RulesBoard.from_layout("standard")
+    first = quiet_move(start, 0)
+    after = RulesBoard.from_layout("standard")
+    after.push_text(first)
+    with h.database.read() as session:
+        pool = [(user.id, f"{user.userid}@example.org") for user in session.scalars(
+            select(User).where(User.userid.like("pool%")).order_by(User.id))]
+        robot = session.scalar(select(User.id).where(User.userid == ROBOT))
+        highest = int(session.scalar(select(func.max(Game.number))) or 100)
+        last_inbox = int(session.scalar(select(func.max(InboxMail.id))) or 0)
+    tables = (Game.__table__, Seat.__table__, MoveRecord.__table__, InboxMail.__table__,
+              OutboxMail.__table__)
+    raw_in = b"From: x@example.org\r\nSubject: abalone challenge\r\n\r\n\r\n"
+    raw_out = b"From: abalone@localhost\r\nSubject: Abalone Board\r\n\r\nSummary\r\n"
+    chunk = 2000
+    for offset in range(0, count, chunk):
+        games, seats, moves, inbox, outbox = [], [], [], [], []
+        with h.database.write() as session:
+            first_id = int(session.scalar(select(func.max(Game.id))) or 0) + 1
+            for index in range(offset, min(count, offset + chunk)):
+                game_id = first_id + index - offset
+                one, two = pool[index % POOL], pool[(index * 7 + 1) % POOL]
+                if two == one:
+                    two = pool[(index + 1) % POOL]
+                against_robot = robot is not None and index % 100 < robot_share
+                when = now - timedelta(minutes=index % (60 * 24 * 30))
+                position = start.position() if against_robot else after.position()
+                games.append(dict(
+                    id=game_id, number=highest + 1 + index, layout="standard", players=2,
+                    options="{}", start_position=start.position(), position=position,
+                    ply=0 if against_robot else 1, version=2, status="active",
+                    to_move=int(position.split()[1]), challenger=None, created_at=when,
+                    updated_at=when, turn_started_at=when, proposal_votes=""))
+                seated = [one[0], robot if against_robot else two[0]]
+                for seat, user_id in enumerate(seated, 1):
+                    seats.append(dict(game_id=game_id, seat=seat, user_id=user_id,
+                                      reply_token=secrets.token_hex(8), resigned=False,
+                                      resign_pending=False))
+                if not against_robot:
+                    moves.append(dict(game_id=game_id, ply=1, seat=1, text=first,
+                                      created_at=when, automatic=False))
+                for kind in ("challenge", "move"):
+                    last_inbox += 1
+                    inbox.append(dict(id=last_inbox, received_at=when,
+                                      dedup_key=f"<bulk-{kind}-{game_id}@players.test>",
+                                      envelope_from=one[1], envelope_to="abalone@localhost",
+                                      raw=raw_in, status="done", attempts=1,
+                                      processed_at=when))
+                    for address in (one[1], two[1]):
+                        outbox.append(dict(
+                            created_at=when, message_id=f"<bulk-{kind}-{game_id}-{address}>",
+                            sender="abalone@localhost", recipient=address, raw=raw_out,
+                            status="sent", attempts=1, next_attempt_at=when, sent_at=when,
+                            inbox_id=last_inbox))
+            for table, rows in zip(tables, (games, seats, moves, inbox, outbox)):
+                if rows:
+                    session.execute(table.insert(), rows)
+
+
 def by_games(make_db, stages: list[int], samples: int, via: str,  # type: ignore[no-untyped-def]
              profiles: Profiles, robot_share: int = 0) -> None:
     print("(a) time per move against the number of active games "
@@ -244,7 +319,14 @@ def by_games(make_db, stages: list[int], samples: int, via: str,  # type: ignore
         bench = Bench(make_db(f"games{games}"), via)
         started = time.perf_counter()
         pool = [bench.signup(f"pool{i}") for i in range(POOL)]
-        for number in range(max(0, games - PROBE_GAMES)):
+        filler = max(0, games - PROBE_GAMES)
+        by_mail = filler if filler <= BY_MAIL_AT_MOST else BY_MAIL_AT_MOST
+        if filler > by_mail:
+            # Past a thousand games the rest are copies of the games played by mail,
+            # written straight into the tables (with their mails), or the set-up of
+            # 100,000 games would take hours.
+            bulk_fill(bench, filler - by_mail, robot_share)
+        for number in range(by_mail):
             # Every pair of the pool in turn, so the players' games grow evenly.
             step = 1 + (number // POOL) % (POOL - 1)
             one, two = pool[number % POOL], pool[(number + step) % POOL]

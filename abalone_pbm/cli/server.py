@@ -103,7 +103,7 @@ def cmd_process(args: argparse.Namespace) -> int:
 def cmd_work(args: argparse.Namespace) -> int:
     """Process stored inbox mail without a listener."""
     from ..clock import SystemClock
-    from ..server import _service_hooks, install_stop_signals, open_database
+    from ..server import _service_hooks, install_stop_signals, open_database, password_hook
     from ..worker import Worker
 
     setup_logging(args)
@@ -114,7 +114,8 @@ def cmd_work(args: argparse.Namespace) -> int:
     except Exception as error:
         print(f"abalone-pbm work: {error.__class__.__name__}: {error}", file=sys.stderr)
         return 1
-    worker = Worker(database, settings, SystemClock(), handle)
+    worker = Worker(database, settings, SystemClock(), handle,
+                    passwords=password_hook(settings))
     if args.once:
         count = worker.run_pending()
         print(f"abalone-pbm work: processed {count} mail(s)")

@@ -12,19 +12,21 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
+from contextlib import AbstractContextManager
 from datetime import datetime
 from email.message import EmailMessage
 from email.utils import getaddresses
 from typing import Any
 
+from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from .. import protocol
 from ..config import Settings
-from ..db.models import InboxMail
+from ..db.models import InboxMail, User
 from ..mail.decoding import extract_body_text
 from ..mail.guards import answer_address
-from . import mails
+from . import mails, passwords
 from .context import CommandError, MailContext
 from .handlers import accounts, challenges, lists, moves, replies, resign, social, votes
 
@@ -85,6 +87,72 @@ def _reply_target(
         if found is not None:
             return found
     return None
+
+
+# ---------------------------------------------------- passwords before the transaction
+class PasswordsInAdvance:
+    """The worker's ``passwords`` hook: which argon2 checks a mail will need, so that
+    they run before its write transaction (see ``passwords``)."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+
+    def wanted(
+        self, session: Session, mail: InboxMail, message: EmailMessage
+    ) -> list[tuple[str, str]]:
+        """(stored hash, password) of every userid and password the mail's commands
+        name that would need an argon2 run now; [] for anything unusual."""
+        try:
+            named = _named_passwords(mail, message, self.settings)
+        except Exception:  # processing will answer whatever is wrong with the mail
+            return []
+        if not named:
+            return []
+        userids = {userid.lower() for userid, _ in named}
+        hashes = dict(session.execute(
+            select(User.userid, User.password_hash).where(User.userid.in_(userids))).all())
+        pairs = [(hashes[userid.lower()], password) for userid, password in named
+                 if userid.lower() in hashes]
+        return [pair for pair in pairs if passwords.needs_check(*pair)]
+
+    def check(self, pairs: list[tuple[str, str]]) -> dict[tuple[str, str], bool]:
+        return passwords.check_in_advance(pairs)
+
+    def known(self, answers: dict[tuple[str, str], bool]) -> AbstractContextManager[None]:
+        return passwords.answers_known(answers)
+
+
+def _named_passwords(
+    mail: InboxMail, message: EmailMessage, settings: Settings
+) -> list[tuple[str, str]]:
+    if _reply_target(mail, message, settings) is not None:
+        return []  # a reply carries no password
+    subject = protocol.strip_subject_prefixes(str(message.get("Subject") or ""))
+    body = extract_body_text(message)
+    if not subject.strip():
+        lines = protocol.multiple_lines(body)
+        if not lines:
+            return []
+        subject, body = lines[0], ""
+    command = protocol.parse_command(subject, body)
+    commands: list[Any] = [command]
+    if isinstance(command, protocol.Multiple):
+        commands = []
+        for line in command.lines:
+            try:
+                commands.append(protocol.parse_command(line, ""))
+            except protocol.CommandSyntaxError:
+                continue
+    named: list[tuple[str, str]] = []
+    for each in commands:
+        userid = getattr(each, "userid", None)
+        if not isinstance(userid, str):
+            continue
+        for field_name in ("password", "old"):
+            value = getattr(each, field_name, None)
+            if isinstance(value, str) and value:
+                named.append((userid, value))
+    return named
 
 
 # ----------------------------------------------------------------- subject commands

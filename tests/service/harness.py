@@ -20,7 +20,7 @@ from abalone_pbm.config import Settings
 from abalone_pbm.db import repository
 from abalone_pbm.db.models import OutboxMail
 from abalone_pbm.db.session import Database
-from abalone_pbm.server import _service_hooks, robot_hook
+from abalone_pbm.server import _service_hooks, password_hook, robot_hook
 from abalone_pbm.worker import Worker
 
 _ids = count(1)
@@ -50,7 +50,8 @@ class Harness:
     def __post_init__(self) -> None:
         handle, tick = _service_hooks(self.settings, self.database)
         self.tick_hook = tick
-        self.worker = Worker(self.database, self.settings, self.clock, handle)
+        self.worker = Worker(self.database, self.settings, self.clock, handle,
+                             passwords=password_hook(self.settings))
         self.robots = robot_hook(self.settings, self.database, self.clock)
 
     def mail(
