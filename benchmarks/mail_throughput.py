@@ -528,6 +528,28 @@ def drive(backend: str, sink: RelaySink, servers: list[ServeProcess],
     )
 
 
+def targets(result: Result, args: argparse.Namespace) -> list[str]:
+    """The project's targets that this run measures (DESIGN §6 and the README), each
+    with its figure and whether it was met on this machine."""
+    lines = []
+    lat = result.latencies
+    rate = result.moves / result.wall if result.wall > 0 else 0.0
+
+    def verdict(ok: bool) -> str:
+        return "met" if ok else "NOT met"
+
+    if not args.pipelined and args.concurrency >= 16:
+        goal = 200.0 if args.via == "reply" else 100.0
+        lines.append(f"target: by {args.via}, {args.concurrency} clients: >= {goal:.0f} moves/s"
+                     f" -> {rate:.1f}: {verdict(rate >= goal)}")
+    if not args.pipelined and args.concurrency <= 2 and args.via == "reply":
+        p50, p99 = percentile(lat, 50), percentile(lat, 99)
+        lines.append(f"target: light load ({args.concurrency} clients): p50 <= 50 ms, "
+                     f"p99 <= 150 ms -> {p50:.1f} / {p99:.1f}: "
+                     f"{verdict(p50 <= 50 and p99 <= 150)}")
+    return lines
+
+
 def report(result: Result) -> None:
     lat, smtp = result.latencies, result.smtp_times
     print(f"  set-up: {result.setup:.1f} s (signups and challenges by mail)")
@@ -598,6 +620,8 @@ def main() -> None:
                     url = postgres.create_database("throughput")
                 result = run(backend, url, args, Path(tmp))
                 report(result)
+                for line in targets(result, args):
+                    print(f"  {line}")
                 results.append(result)
     finally:
         if postgres is not None:
