@@ -8,6 +8,7 @@
 | ABALONE_PBM_ADDRESS             | abalone@localhost                      |
 | ABALONE_PBM_RELAY               | unset (mail goes to var/outgoing/)     |
 | ABALONE_PBM_MAX_MESSAGE_BYTES   | 262144                                 |
+| ABALONE_PBM_POLICY_LISTEN       | off (host:port: Postfix policy service) |
 
 A TOML file given with ``--config`` may set the same keys in lower case without the
 prefix (``database_url = "..."``); the environment wins over the file.
@@ -34,6 +35,9 @@ class Settings:
     address: str = "abalone@localhost"
     relay: str | None = None
     max_message_bytes: int = 262144
+    #: host:port of the Postfix policy service that checks game recipients at RCPT
+    #: time (see ``mail.policy`` and ``deploy/``); None: not started.
+    policy_listen: str | None = None
     #: Where outgoing mail is written when no relay is set.
     maildir: str = "var/outgoing"
     #: Most replies sent to one address per day (mail-loop protection).
@@ -87,6 +91,9 @@ def _convert(name: str, raw: Any, default: Any) -> Any:
         return float(raw)
     if name == "relay":
         return str(raw) or None
+    if name == "policy_listen":
+        text = str(raw).strip()
+        return None if text.lower() in _FALSE else text
     return str(raw)
 
 
@@ -138,6 +145,13 @@ def _check(settings: Settings) -> None:
             raise ValueError(
                 f"{PREFIX}RELAY must be smtp://host:port, e.g. smtp://127.0.0.1:25, "
                 f"not {settings.relay!r}"
+            )
+    if settings.policy_listen is not None:
+        host, colon, port = settings.policy_listen.rpartition(":")
+        if not colon or not host or not port.isdigit() or not 0 <= int(port) <= 65535:
+            raise ValueError(
+                f"{PREFIX}POLICY_LISTEN must be host:port, e.g. 127.0.0.1:8026, or off, "
+                f"not {settings.policy_listen!r}"
             )
     if settings.max_message_bytes < 1:
         raise ValueError(f"{PREFIX}MAX_MESSAGE_BYTES must be a positive number of bytes")

@@ -20,6 +20,7 @@ The service layer plugs in through ``_service_hooks``: the module
 
 from __future__ import annotations
 
+import errno
 import logging
 import signal
 import sys
@@ -32,6 +33,7 @@ from .clock import Clock, SystemClock
 from .config import Settings
 from .mail.intake import make_store
 from .mail.listener import IntakeController, make_accepts, start_listener, stop_listener
+from .mail.policy import PolicyServer, start_policy_server
 from .mail.sender import Sender
 from .worker import Handle, PasswordHook, Worker
 
@@ -39,11 +41,25 @@ if TYPE_CHECKING:  # pragma: no cover
     from .db.session import Database
 
 __all__ = [
+    "ListenError",
     "Server", "Tick", "serve", "open_database", "install_stop_signals", "robot_hook",
     "password_hook", "_service_hooks"
 ]
 
 log = logging.getLogger(__name__)
+
+
+class ListenError(Exception):
+    """A listening address could not be bound (busy port, no permission, no such
+    address); the message names the setting, for a one-line answer without a traceback."""
+
+
+def _bind_failure(error: OSError, where: str, variable: str) -> ListenError:
+    reason = error.strerror or str(error)
+    if error.errno == errno.EADDRINUSE:
+        reason = "address already in use (is another abalone-pbm serve running?)"
+    return ListenError(f"cannot listen on {where} ({variable}): {reason}")
+
 
 Tick = Callable[[datetime], None]
 
@@ -126,18 +142,32 @@ class Server:
             after_commit=self._after_mail, handoff=self.sender, passwords=self.passwords,
         )
         self.listener: IntakeController | None = None
+        self.policy: PolicyServer | None = None
         self.threads: list[threading.Thread] = []
 
     # -- life cycle -----------------------------------------------------------------
 
     def start(self) -> None:
+        """Bind the listeners (``ListenError`` when one cannot), then start the threads."""
         self.stop_event.clear()
-        self.listener = start_listener(
-            self.settings,
-            make_store(self.database, self.clock),
-            make_accepts(self.settings),
-            notify=self.worker_wake.set,
-        )
+        try:
+            self.listener = start_listener(
+                self.settings,
+                make_store(self.database, self.clock),
+                make_accepts(self.settings),
+                notify=self.worker_wake.set,
+            )
+        except OSError as error:
+            raise _bind_failure(error, self.settings.listen, "ABALONE_PBM_LISTEN") from None
+        if self.settings.policy_listen is not None:
+            try:
+                self.policy = start_policy_server(self.settings, self.database)
+            except OSError as error:
+                stop_listener(self.listener)
+                self.listener = None
+                raise _bind_failure(
+                    error, self.settings.policy_listen, "ABALONE_PBM_POLICY_LISTEN"
+                ) from None
         self._spawn("worker", self._run_worker)
         self._spawn("sender", self._run_sender)
         if self.robots is not None:
@@ -155,6 +185,9 @@ class Server:
         if self.listener is not None:
             stop_listener(self.listener)
             self.listener = None
+        if self.policy is not None:
+            self.policy.stop()
+            self.policy = None
         for thread in self.threads:
             thread.join(timeout=60)
         self.threads = []
@@ -224,6 +257,10 @@ class Server:
         protocol = "LMTP" if self.settings.lmtp else "SMTP"
         print(f"abalone-pbm: listening for {protocol} on {host}:{port} "
               f"(mail to {self.settings.address})", file=out)
+        if self.policy is not None:
+            policy_host, policy_port = self.policy.host_port
+            print(f"abalone-pbm: answering Postfix recipient checks (policy service) on "
+                  f"{policy_host}:{policy_port}", file=out)
         print(f"abalone-pbm: database {self.database.describe()}", file=out)
         print(f"abalone-pbm: outgoing mail goes to {self.sender.destination}", file=out)
         out.flush()
@@ -267,6 +304,11 @@ def serve(
     robots = robot_hook(settings, database, clock)
     server = Server(settings, database, handle, tick, clock, robots=robots, out=out,
                     passwords=passwords)
-    server.run(stop)
+    try:
+        server.run(stop)
+    except ListenError as error:
+        print(f"abalone-pbm serve: {error}", file=sys.stderr)
+        database.dispose()
+        return 2
     print("abalone-pbm: stopped", file=out if out is not None else sys.stdout)
     return 0
