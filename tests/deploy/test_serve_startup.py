@@ -1,0 +1,35 @@
+"""`abalone-pbm serve` on a port that is taken: one line naming the setting, exit 2."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+
+@pytest.mark.parametrize("variable", ["ABALONE_PBM_LISTEN", "ABALONE_PBM_POLICY_LISTEN"])
+def test_busy_port_is_one_line_and_exit_2(tmp_path: Path, variable: str) -> None:
+    with socket.socket() as busy, socket.socket() as spare:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        spare.bind(("127.0.0.1", 0))
+        taken = f"127.0.0.1:{busy.getsockname()[1]}"
+        free = f"127.0.0.1:{spare.getsockname()[1]}"
+        spare.close()
+        env = dict(os.environ, ABALONE_PBM_LISTEN=free, ABALONE_PBM_POLICY_LISTEN=free)
+        env[variable] = taken
+        if variable == "ABALONE_PBM_LISTEN":
+            env.pop("ABALONE_PBM_POLICY_LISTEN")
+        result = subprocess.run(
+            [sys.executable, "-m", "abalone_pbm", "serve"], cwd=tmp_path, env=env,
+            capture_output=True, text=True, timeout=120,
+        )
+    assert result.returncode == 2, result.stderr
+    errors = [line for line in result.stderr.splitlines() if "INFO" not in line]
+    assert errors == [f"abalone-pbm serve: cannot listen on {taken} ({variable}): address "
+                      "already in use (is another abalone-pbm serve running?)"], result.stderr
+    assert "Traceback" not in result.stderr
