@@ -22,7 +22,9 @@ from __future__ import annotations
 
 import errno
 import logging
+import os
 import signal
+import socket
 import sys
 import threading
 from dataclasses import dataclass, field
@@ -42,8 +44,8 @@ if TYPE_CHECKING:  # pragma: no cover
 
 __all__ = [
     "ListenError",
-    "Server", "Tick", "serve", "open_database", "install_stop_signals", "robot_hook",
-    "password_hook", "_service_hooks"
+    "Server", "Tick", "serve", "notify_systemd", "open_database", "install_stop_signals",
+    "robot_hook", "password_hook", "_service_hooks"
 ]
 
 log = logging.getLogger(__name__)
@@ -266,6 +268,24 @@ class Server:
         out.flush()
 
 
+def notify_systemd(state: str) -> bool:
+    """Tell systemd (a ``Type=notify`` unit) ``READY=1`` or ``STOPPING=1``; False outside
+    systemd. The protocol is one datagram to the socket named in ``NOTIFY_SOCKET``."""
+    path = os.environ.get("NOTIFY_SOCKET")
+    if not path:
+        return False
+    if path.startswith("@"):  # an abstract socket
+        path = "\0" + path[1:]
+    try:
+        with socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM) as sock:
+            sock.connect(path)
+            sock.sendall(state.encode())
+    except OSError as error:
+        log.warning("could not notify systemd (%s): %s", state, error)
+        return False
+    return True
+
+
 def install_stop_signals(stop_event: threading.Event) -> None:
     """SIGINT and SIGTERM set ``stop_event`` (call from the main thread)."""
 
@@ -305,10 +325,17 @@ def serve(
     server = Server(settings, database, handle, tick, clock, robots=robots, out=out,
                     passwords=passwords)
     try:
-        server.run(stop)
+        server.start()
     except ListenError as error:
         print(f"abalone-pbm serve: {error}", file=sys.stderr)
         database.dispose()
         return 2
+    notify_systemd("READY=1")
+    try:
+        while not stop.wait(0.5):  # a timed wait lets signal handlers run promptly
+            pass
+    finally:
+        notify_systemd("STOPPING=1")
+        server.stop()
     print("abalone-pbm: stopped", file=out if out is not None else sys.stdout)
     return 0
