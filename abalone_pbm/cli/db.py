@@ -1,4 +1,5 @@
-"""``abalone-pbm db upgrade|downgrade|current``: the Alembic migrations.
+"""``abalone-pbm db upgrade|downgrade|current``: the Alembic migrations;
+``abalone-pbm db backup FILE``: a consistent copy of the SQLite database while serving.
 
 SQLAlchemy and Alembic are imported only when a ``db`` command runs, so the rules
 tools start fast.
@@ -102,8 +103,40 @@ def cmd_current(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_backup(args: argparse.Namespace) -> int:
+    """Copy the SQLite database (online backup API) to FILE, or into a directory."""
+    import os
+    from pathlib import Path
+
+    from ..clock import SystemClock
+    from ..db.backup import BackupError, backup_sqlite, prune_backups
+
+    database = _open(args, "backup")
+    if database is None:
+        return 2
+    target = Path(args.file)
+    try:
+        written = backup_sqlite(database, target, SystemClock().now(),
+                                directory=args.file.endswith(('/', os.sep)))
+        pruned = prune_backups(written.parent, args.keep) if args.keep else []
+    except BackupError as error:
+        print(f"abalone-pbm db backup: {error}", file=sys.stderr)
+        return 1
+    except OSError as error:
+        print(f"abalone-pbm db backup: {error}", file=sys.stderr)
+        return 1
+    finally:
+        database.dispose()
+    size = written.stat().st_size
+    print(f"database {database.describe()} copied to {written} ({size} bytes)")
+    if pruned:
+        print(f"removed {len(pruned)} older backup(s): " + ", ".join(p.name for p in pruned))
+    return 0
+
+
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    db = sub.add_parser("db", help="database migrations (upgrade, downgrade, current)",
+    db = sub.add_parser("db", help="database migrations (upgrade, downgrade, current) "
+                        "and backup",
                         description="Database migrations (Alembic).")
     add_config(db)
     actions = db.add_subparsers(dest="db_command", required=True, metavar="ACTION")
@@ -122,3 +155,14 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     current = actions.add_parser("current", help="show the revision of the database")
     add_config(current)
     current.set_defaults(handler=cmd_current)
+
+    backup = actions.add_parser(
+        "backup", help="a consistent copy of the SQLite database, also while serving",
+        description="Copy the SQLite database with SQLite's online backup API: a "
+        "consistent copy while `serve` runs. FILE may be a directory (ending in /): the "
+        "copy is then abalone-pbm-YYYYmmdd-HHMMSS.sqlite3 in it. PostgreSQL: use pg_dump.")
+    backup.add_argument("file", metavar="FILE", help="the copy to write, or a directory")
+    backup.add_argument("--keep", type=int, default=0, metavar="N",
+                        help="then keep only the newest N timestamped copies in its directory")
+    add_config(backup)
+    backup.set_defaults(handler=cmd_backup)

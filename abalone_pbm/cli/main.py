@@ -6,12 +6,12 @@ from __future__ import annotations
 import argparse
 from collections.abc import Callable, Sequence
 
-from . import db, games, mail, rules, server, users
+from . import db, games, mail, rules, server, status, users
 
 Handler = Callable[[argparse.Namespace], int]
 
 #: The modules that add sub-commands, in the order ``--help`` lists them.
-SUB_COMMANDS = (rules, server, db, users, games, mail)
+SUB_COMMANDS = (rules, server, status, db, users, games, mail)
 
 
 def build_parser() -> argparse.ArgumentParser:
