@@ -23,7 +23,7 @@ import threading
 from typing import TYPE_CHECKING, Callable
 
 from ..config import Settings
-from ..parsing import parse_reply_address
+from ..protocol import parse_reply_address
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..db.session import Database
