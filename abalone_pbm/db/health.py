@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import func, select
+from sqlalchemy import Select, func, select
 
 from .models import InboxMail, OutboxMail
 
@@ -72,7 +72,7 @@ def read_health(database: Database, now: datetime) -> DatabaseHealth:
     revision = database.current()
     recent = now - RECENT
     with database.read() as session:
-        def scalar(query):  # type: ignore[no-untyped-def]
+        def scalar(query: Select[Any]) -> Any:
             return session.execute(query).scalar()
 
         inbox_new = InboxMail.status == "new"
