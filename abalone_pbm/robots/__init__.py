@@ -9,7 +9,7 @@
 
 ``ROBOTS`` holds the robots that become registered users (pebble, marble,
 boulder, from weakest to strongest); :func:`make_engine` also knows the two
-benchmark baselines ``random`` and ``greedy``.
+benchmark baselines ``random`` and ``greedy`` and the first boulder, ``boulder-1``.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 from .base import BaseRobot, Robot, SearchInfo, safe_moves, soft_deadline, winning_moves
+from .boulder import BoulderRobot
 from .evaluation import WIN, Evaluator
 from .search import AlphaBeta, SearchRobot
 from .simple import GreedyRobot, PebbleRobot, RandomRobot
@@ -47,7 +48,7 @@ def _marble() -> BaseRobot:
 
 
 def _boulder() -> BaseRobot:
-    return SearchRobot()
+    return BoulderRobot()
 
 
 ROBOTS: dict[str, RobotSpec] = {
@@ -68,7 +69,8 @@ ROBOTS: dict[str, RobotSpec] = {
         RobotSpec(
             "boulder",
             3,
-            "Strong: alpha-beta search several moves deep; uses its whole time budget.",
+            "Strong: searches several moves deep (principal variation, quiescence, "
+            "best-reply with many players); uses its whole time budget.",
             _boulder,
         ),
     )
@@ -78,6 +80,8 @@ ROBOTS: dict[str, RobotSpec] = {
 ENGINES: dict[str, Callable[[], BaseRobot]] = {
     "random": RandomRobot,
     "greedy": GreedyRobot,
+    #: The boulder of before the bitboard search, for matches against it.
+    "boulder-1": SearchRobot,
     **{name: spec.create for name, spec in ROBOTS.items()},
 }
 
@@ -102,6 +106,7 @@ def get_robot(name: str) -> BaseRobot:
 __all__ = [
     "AlphaBeta",
     "BaseRobot",
+    "BoulderRobot",
     "ENGINES",
     "Evaluator",
     "GreedyRobot",

@@ -31,10 +31,13 @@ SAFETY_FIXED = 0.05
 SAFETY_PER_SECOND = 0.1
 
 
-def soft_deadline(start: float, budget_seconds: float) -> float:
-    """The moment (``time.perf_counter`` scale) by which the thinking must stop."""
+def soft_deadline(
+    start: float, budget_seconds: float, safety_fraction: float = SAFETY_FRACTION
+) -> float:
+    """The moment (``time.perf_counter`` scale) by which the thinking must stop;
+    at most ``safety_fraction`` of the budget is kept back for returning in time."""
     budget = max(0.0, budget_seconds)
-    margin = min(SAFETY_FRACTION * budget, SAFETY_FIXED + SAFETY_PER_SECOND * budget)
+    margin = min(safety_fraction * budget, SAFETY_FIXED + SAFETY_PER_SECOND * budget)
     return start + budget - margin
 
 
@@ -231,6 +234,8 @@ class BaseRobot(ABC):
     level = 0
     #: False: skip the immediate-win and immediate-loss checks (the random baseline).
     tactics = True
+    #: The most of the budget kept back for returning in time.
+    safety_fraction = SAFETY_FRACTION
 
     def __init__(self) -> None:
         self.last_info: SearchInfo | None = None
@@ -244,7 +249,11 @@ class BaseRobot(ABC):
         max_depth: int | None = None,
     ) -> Move:
         start = time.perf_counter()
-        deadline = None if max_depth is not None else soft_deadline(start, budget_seconds)
+        deadline = (
+            None
+            if max_depth is not None
+            else soft_deadline(start, budget_seconds, self.safety_fraction)
+        )
         work = board.copy()
         legal = list(work.generate_legal_moves())
         if not legal:

@@ -1,0 +1,377 @@
+"""The two-player search on bitboards: negamax principal-variation search.
+
+* Positions are ``(me, op, mine, theirs)`` seen by the side to move (see
+  :mod:`bitmoves`); a move is the child it leads to, so there is no make/unmake.
+* Iterative deepening with aspiration windows around the last value, PVS (null
+  windows after the first move), late-move reductions for quiet moves late in the
+  order, a quiescence search on ejections and on pushes onto the edge.
+* Move ordering: the table's move, ejections, pushes, two killers per ply, then
+  the history heuristic.
+* A transposition table, killers and history that live as long as the
+  :class:`DuelTables` they are in: a robot keeps one per game, so the next move's
+  search starts from what the last one learnt.  The table is bounded: past
+  :data:`TABLE_LIMIT` entries the ones from older searches are dropped.
+* Repetitions: a position the mover already had in this game (or earlier on the
+  search path) scores as a draw, so a side that is ahead does not shuffle.
+* The move limit: reaching it with more marbles pushed off is a win, but worth
+  less than pushing off the target, so a leader keeps trying to win by six.
+"""
+
+from __future__ import annotations
+
+import time
+from operator import itemgetter
+from typing import Final, Iterator
+
+from .bitmoves import EJECT, PUSH, Child, children, tactical_children
+from .features import EDGE, static_eval, threatened_marbles
+
+WIN: Final = 1_000_000
+#: Any value beyond this is a forced result (win or loss by the target).
+WIN_THRESHOLD: Final = WIN - 10_000
+#: A win on the move limit (by having pushed off more): less than a win by the target.
+LIMIT_WIN: Final = 200_000
+INFINITY: Final = 10 * WIN
+EXACT, LOWER, UPPER = 0, 1, 2
+MAX_PLY: Final = 100
+QUIESCENCE_PLIES: Final = 6
+#: Quiescence looks at pushes onto the edge (not only ejections) this many plies deep.
+EDGE_PUSH_PLIES: Final = 2
+TABLE_LIMIT: Final = 600_000
+CLOCK_MASK: Final = 255
+ASPIRATION: Final = 150
+#: Frontier nodes this far below alpha search only their pushes.
+FUTILITY_MARGIN: Final = 400
+
+_ORDER_TT = 1 << 40
+_ORDER_EJECT = 1 << 36
+_ORDER_PUSH = 1 << 34
+_ORDER_KILLER = 1 << 32
+_first = itemgetter(0)
+
+
+class Timeout(Exception):
+    """The deadline passed inside the search."""
+
+
+class DuelTables:
+    """What one game's searches share: transposition table, killers, history, the
+    positions each side already had, and a search counter to age the table."""
+
+    def __init__(self) -> None:
+        #: (me, op) -> (depth, value, flag, best move as a child, generation).  The marbles pushed
+        #: off follow from the marbles left within one game, so they are not in the key.
+        self.table: dict[tuple[int, int], tuple[int, int, int, Child | None, int]] = {}
+        self.killers: list[list[int]] = [[0, 0] for _ in range(MAX_PLY + 2)]
+        self.history: dict[int, int] = {}
+        self.generation = 0
+        #: Positions (me, op) the side to move already had in this game.
+        self.seen: set[tuple[int, int]] = set()
+
+    def new_search(self) -> None:
+        self.generation += 1
+        for pair in self.killers:
+            pair[0] = pair[1] = 0
+        # History fades so that the last searches count most.
+        self.history = {k: v >> 2 for k, v in self.history.items() if v >= 4}
+        if len(self.table) > TABLE_LIMIT:
+            keep = self.generation - 2
+            self.table = {k: e for k, e in self.table.items() if e[4] >= keep}
+            if len(self.table) > TABLE_LIMIT:
+                self.table.clear()
+
+
+class DuelSearch:
+    """One search from one position; ``tables`` carry over between searches."""
+
+    def __init__(
+        self,
+        tables: DuelTables,
+        target: int,
+        plies_left: int | None,
+        deadline: float | None,
+    ) -> None:
+        self.tables = tables
+        self.table = tables.table
+        self.killers = tables.killers
+        self.history = tables.history
+        self.generation = tables.generation
+        self.target = target
+        #: Plies until the move limit from the root (None: no limit).
+        self.plies_left = plies_left
+        self.deadline = deadline
+        self.nodes = 0
+        #: Positions had in the game and those on the search path: a return is a draw.
+        self.repeated = tables.seen
+        #: Root results of the iteration under way: (value, diff) of the best so far.
+        self.root_best: tuple[int, int] | None = None
+
+    # -------------------------------------------------------------------- root
+    def root(
+        self, me: int, op: int, mine: int, theirs: int, moves: list[Child], depth: int,
+        alpha: int, beta: int,
+    ) -> tuple[int, list[Child]]:
+        """Search the root moves in the given order; (best value, moves re-ordered)."""
+        best = -INFINITY
+        alpha0 = alpha
+        scored: list[tuple[int, int]] = []
+        self.root_best = None
+        had_root = (me, op) in self.repeated
+        self.repeated.add((me, op))
+        target = self.target
+        for i, child in enumerate(moves):
+            kind, diff, nme, nop = child
+            gained = mine + (kind == EJECT)
+            if gained >= target:
+                value = WIN - 1
+            elif i == 0:
+                value = -self.search(nop, nme, theirs, gained, depth - 1, -beta, -alpha, 1)
+            else:
+                value = -self.search(nop, nme, theirs, gained, depth - 1, -alpha - 1, -alpha, 1)
+                if alpha < value < beta:
+                    value = -self.search(nop, nme, theirs, gained, depth - 1, -beta, -alpha, 1)
+            scored.append((value, i))
+            if value > best:
+                best = value
+                # Past the first move only a proven improvement counts (a value
+                # under a null window is a bound, not a better move).
+                if i == 0 or value > alpha:
+                    self.root_best = (value, diff)
+                if value > alpha:
+                    alpha = value
+                    if alpha >= beta:
+                        break
+        if not had_root:
+            self.repeated.discard((me, op))
+        scored.sort(key=lambda vi: (-vi[0], vi[1]))
+        seen = {i for _, i in scored}
+        order = [moves[i] for _, i in scored] + [m for i, m in enumerate(moves) if i not in seen]
+        if self.root_best is not None:
+            flag = UPPER if best <= alpha0 else (LOWER if best >= beta else EXACT)
+            best_kid = next(m for m in moves if m[1] == self.root_best[1])
+            self.table[(me, op)] = (depth, best, flag, best_kid, self.generation)
+        return best, order
+
+    # ------------------------------------------------------------------ search
+    def search(
+        self, me: int, op: int, mine: int, theirs: int, depth: int, alpha: int, beta: int,
+        ply: int,
+    ) -> int:
+        self.nodes += 1
+        if not self.nodes & CLOCK_MASK and self.deadline is not None:
+            if time.perf_counter() > self.deadline:
+                raise Timeout
+        plies_left = self.plies_left
+        if plies_left is not None and ply >= plies_left:
+            return self._limit_value(mine, theirs, ply)
+        position = (me, op)
+        repeated = self.repeated
+        if position in repeated:
+            return 0
+        if depth <= 0:
+            return self.quiesce(me, op, mine, theirs, alpha, beta, ply, 0)
+
+        entry = self.table.get(position)
+        tt_kid = None
+        if entry is not None:
+            e_depth, e_value, e_flag, tt_kid, _ = entry
+            if e_depth >= depth:
+                if e_value > WIN_THRESHOLD:
+                    e_value -= ply
+                elif e_value < -WIN_THRESHOLD:
+                    e_value += ply
+                if e_flag == EXACT:
+                    return e_value
+                if e_flag == LOWER:
+                    if e_value >= beta:
+                        return e_value
+                elif e_value <= alpha:
+                    return e_value
+        if mine + 1 >= self.target and threatened_marbles(me, op):
+            return WIN - ply - 1
+        killers = self.killers[ply]
+        k1, k2 = killers
+        history = self.history
+
+        alpha0 = alpha
+        best = -INFINITY
+        best_kid: Child | None = None
+        next_ply = ply + 1
+        frontier = depth == 1 and (plies_left is None or next_ply < plies_left)
+        prune_quiet = False
+        if frontier:
+            stand, _ = static_eval(me, op, mine, theirs)
+            # Futility: a quiet move seldom gains this much; only pushes may help.
+            if stand + FUTILITY_MARGIN <= alpha:
+                prune_quiet = True
+                best = stand
+        repeated.add(position)
+        try:
+            if frontier:
+                quiesce = self.quiesce
+                for score, kid in self._moves(me, op, ply, tt_kid):
+                    kind, diff, nme, nop = kid
+                    if kind == 0 and prune_quiet:
+                        continue
+                    gained = mine + 1 if kind == EJECT else mine
+                    value = -quiesce(nop, nme, theirs, gained, -beta, -alpha, next_ply, 0)
+                    if value > best:
+                        best = value
+                        best_kid = kid
+                        if value > alpha:
+                            alpha = value
+                            if alpha >= beta:
+                                if score < _ORDER_PUSH:
+                                    if k1 != diff:
+                                        killers[1] = k1
+                                        killers[0] = diff
+                                    history[diff] = history.get(diff, 0) + 1
+                                break
+            else:
+                search = self.search
+                next_depth = depth - 1
+                for i, (score, kid) in enumerate(self._moves(me, op, ply, tt_kid)):
+                    kind, diff, nme, nop = kid
+                    gained = mine + 1 if kind == EJECT else mine
+                    if i == 0:
+                        value = -search(
+                            nop, nme, theirs, gained, next_depth, -beta, -alpha, next_ply
+                        )
+                    else:
+                        reduce = 0
+                        if depth >= 3 and i >= 4 and score < _ORDER_KILLER:
+                            reduce = 2 if (i >= 12 and depth >= 5) else 1
+                        value = -search(
+                            nop, nme, theirs, gained, next_depth - reduce, -alpha - 1, -alpha,
+                            next_ply,
+                        )
+                        if value > alpha and reduce:
+                            value = -search(
+                                nop, nme, theirs, gained, next_depth, -alpha - 1, -alpha,
+                                next_ply,
+                            )
+                        if alpha < value < beta:
+                            value = -search(
+                                nop, nme, theirs, gained, next_depth, -beta, -alpha, next_ply
+                            )
+                    if value > best:
+                        best = value
+                        best_kid = kid
+                        if value > alpha:
+                            alpha = value
+                            if alpha >= beta:
+                                if score < _ORDER_PUSH:
+                                    if k1 != diff:
+                                        killers[1] = k1
+                                        killers[0] = diff
+                                    history[diff] = history.get(diff, 0) + depth * depth
+                                break
+        finally:
+            repeated.discard(position)
+        if best == -INFINITY:
+            return -WIN + ply  # unable to move: the other side wins
+
+        if best <= alpha0:
+            flag = UPPER
+        elif best >= beta:
+            flag = LOWER
+        else:
+            flag = EXACT
+        if best > WIN_THRESHOLD:
+            stored = best + ply
+        elif best < -WIN_THRESHOLD:
+            stored = best - ply
+        else:
+            stored = best
+        self.table[position] = (depth, stored, flag, best_kid, self.generation)
+        return best
+
+    def _moves(
+        self, me: int, op: int, ply: int, tt_kid: Child | None
+    ) -> Iterator[tuple[int, Child]]:
+        """The moves in search order: the table's move before any other is generated
+        (often it is all a node needs), then ejections, pushes, killers, history."""
+        tt_diff = 0
+        if tt_kid is not None:
+            yield _ORDER_TT, tt_kid
+            tt_diff = tt_kid[1]
+        k1, k2 = self.killers[ply]
+        history = self.history
+        ordered = []
+        for kid in children(me, op):
+            kind, diff = kid[0], kid[1]
+            if diff == tt_diff:
+                continue
+            if kind == EJECT:
+                score = _ORDER_EJECT
+            elif kind == PUSH:
+                score = _ORDER_PUSH
+            elif diff == k1 or diff == k2:
+                score = _ORDER_KILLER
+            else:
+                score = history.get(diff, 0)
+            ordered.append((score, kid))
+        ordered.sort(key=_first, reverse=True)
+        yield from ordered
+
+    def quiesce(
+        self, me: int, op: int, mine: int, theirs: int, alpha: int, beta: int, ply: int,
+        qply: int,
+    ) -> int:
+        """Stand pat on the evaluation, or try the ejections (and first, the pushes
+        onto the edge) until the position is quiet."""
+        self.nodes += 1
+        stand, can_eject = static_eval(me, op, mine, theirs)
+        if stand >= beta or qply >= QUIESCENCE_PLIES:
+            return stand
+        if not can_eject and qply >= EDGE_PUSH_PLIES:
+            return stand
+        if stand > alpha:
+            alpha = stand
+        kids = tactical_children(me, op, EDGE if qply < EDGE_PUSH_PLIES else 0)
+        if not kids:
+            return stand
+        best = stand
+        kids.sort(key=_first, reverse=True)  # ejections first
+        for kind, _diff, nme, nop in kids:
+            if kind == EJECT:
+                if mine + 1 >= self.target:
+                    return WIN - ply - 1
+                gained = mine + 1
+            else:
+                gained = mine
+            value = -self.quiesce(nop, nme, theirs, gained, -beta, -alpha, ply + 1, qply + 1)
+            if value > best:
+                best = value
+                if value > alpha:
+                    alpha = value
+                    if alpha >= beta:
+                        break
+        return best
+
+    def _limit_value(self, mine: int, theirs: int, ply: int) -> int:
+        if mine > theirs:
+            return LIMIT_WIN - ply + 1000 * (mine - theirs)
+        if mine < theirs:
+            return -LIMIT_WIN + ply - 1000 * (theirs - mine)
+        return 0
+
+    def principal_line(
+        self, me: int, op: int, mine: int, theirs: int, length: int
+    ) -> list[tuple[int, int, int, int, int]]:
+        """The expected line from the table: (diff, me, op, mine, theirs) per ply,
+        each position seen by the side that moves from it."""
+        line = []
+        seen = set()
+        for _ in range(length):
+            entry = self.table.get((me, op))
+            if entry is None or entry[3] is None or (me, op) in seen:
+                break
+            seen.add((me, op))
+            kind, diff, nme, nop = entry[3]
+            line.append((diff, me, op, mine, theirs))
+            gained = mine + (kind == EJECT)
+            me, op, mine, theirs = nop, nme, theirs, gained
+            if gained >= self.target:
+                break
+        return line

@@ -1,0 +1,214 @@
+"""The two-player evaluation as named features and fitted weights.
+
+A position is seen by the side to move: ``me`` and ``op`` are the bitboards,
+``mine`` and ``theirs`` the marbles each side has pushed off.  :func:`features`
+gives the feature vector (what ``tools/fit_weights.py`` fits against game
+results); :func:`evaluate` is the same sum, written out for speed, with the
+weights of :mod:`abalone_pbm.robots.weights` (one marble pushed off = 1000).
+
+The features, each "mine minus theirs" where that makes sense:
+
+* ``material`` -- marbles pushed off;
+* ``progress`` -- their squares: a marble is worth more the nearer its side is to
+  the target, so when ahead a trade gains (attack and trade when ahead);
+* ``centre`` -- the sum of the distances to e5 (theirs minus mine);
+* ``cohesion`` -- adjacent pairs of own marbles;
+* ``lines`` -- lines of three own marbles (the strongest pushers);
+* ``edge`` -- marbles on the edge (theirs minus mine);
+* ``threat_now`` -- 1 when the side to move can push a marble off now;
+* ``threats`` -- marbles each side could push off with one move;
+* ``threatened`` -- 1 when the other side could push one of ours off next move;
+* ``exposed`` -- edge marbles with an enemy marble right behind them on the line
+  out (one marble more there and it is a threat: danger two moves out);
+* ``lead_threats`` -- the lead times the threats: press harder when ahead.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+from abalone_pbm.rules.geometry import BOARD_MASK, CELLS, DIAGONAL_OF, OFFSETS, ROW_OF
+from abalone_pbm.rules.geometry import CENTRE as CENTRE_CELL
+
+from .weights import (
+    CENTRE,
+    COHESION,
+    EXPOSED,
+    LEAD_THREATS,
+    LINES,
+    MATERIAL,
+    PROGRESS,
+    THREAT_NOW,
+    THREATENED,
+    THREATS,
+)
+from .weights import EDGE as EDGE_WEIGHT
+
+FEATURES: Final = (
+    "material",
+    "progress",
+    "centre",
+    "cohesion",
+    "lines",
+    "edge",
+    "threat_now",
+    "threats",
+    "threatened",
+    "exposed",
+    "lead_threats",
+)
+
+
+def hex_distance(cell: int, other: int = CENTRE_CELL) -> int:
+    dr = ROW_OF[cell] - ROW_OF[other]
+    dd = DIAGONAL_OF[cell] - DIAGONAL_OF[other]
+    return max(abs(dr), abs(dd), abs(dr - dd))
+
+
+def _ring(k: int) -> int:
+    return sum(1 << c for c in CELLS if hex_distance(c) == k)
+
+
+R1, R2, R3, R4 = _ring(1), _ring(2), _ring(3), _ring(4)
+EDGE: Final = R4
+#: (offset, cells whose neighbour that way is off the board) per direction.
+_OUT: Final = tuple(
+    (o, sum(1 << c for c in CELLS if not (BOARD_MASK >> (c + o)) & 1)) for o in OFFSETS
+)
+_AXES: Final = (OFFSETS[0], OFFSETS[1], OFFSETS[2])
+
+
+def threatened_marbles(pusher: int, enemy: int) -> int:
+    """The marbles of ``enemy`` that ``pusher`` could push off with one move (a mask)."""
+    out = 0
+    victims = enemy & EDGE
+    if not victims:
+        return 0
+    for o, edge in _OUT:
+        target = edge & victims
+        if not target:
+            continue
+        if o > 0:
+            g2 = pusher & (pusher << o)
+            if not g2:
+                continue
+            f2 = g2 << o
+            out |= f2 & target
+            g3 = g2 & f2
+            if g3:
+                out |= (((g3 << o) & enemy) << o) & target
+        else:
+            p = -o
+            g2 = pusher & (pusher >> p)
+            if not g2:
+                continue
+            f2 = g2 >> p
+            out |= f2 & target
+            g3 = g2 & f2
+            if g3:
+                out |= (((g3 >> p) & enemy) >> p) & target
+    return out
+
+
+def _exposed(mine: int, other: int) -> int:
+    count = 0
+    for o, edge in _OUT:
+        at_edge = mine & edge
+        if at_edge:
+            count += (at_edge & (other << o if o > 0 else other >> -o)).bit_count()
+    return count
+
+
+def _centre(bits: int) -> int:
+    return (
+        (bits & R1).bit_count()
+        + 2 * (bits & R2).bit_count()
+        + 3 * (bits & R3).bit_count()
+        + 4 * (bits & R4).bit_count()
+    )
+
+
+def _cohesion(bits: int) -> int:
+    return sum((bits & (bits >> o)).bit_count() for o in _AXES)
+
+
+def _lines(bits: int) -> int:
+    total = 0
+    for o in _AXES:
+        g2 = bits & (bits >> o)
+        total += (g2 & (g2 >> o)).bit_count()
+    return total
+
+
+def features(me: int, op: int, mine: int, theirs: int) -> list[float]:
+    """The feature vector of a position, from the side to move (see the module text)."""
+    my_threats = threatened_marbles(me, op).bit_count()
+    their_threats = threatened_marbles(op, me).bit_count()
+    lead = mine - theirs
+    return [
+        float(lead),
+        float(mine * mine - theirs * theirs),
+        float(_centre(op) - _centre(me)),
+        float(_cohesion(me) - _cohesion(op)),
+        float(_lines(me) - _lines(op)),
+        float((op & EDGE).bit_count() - (me & EDGE).bit_count()),
+        float(my_threats > 0),
+        float(my_threats - their_threats),
+        float(their_threats > 0),
+        float(_exposed(op, me) - _exposed(me, op)),
+        float(lead * my_threats),
+    ]
+
+
+def evaluate(me: int, op: int, mine: int, theirs: int) -> int:
+    """The weighted sum of :func:`features`, in thousandths of a marble."""
+    return static_eval(me, op, mine, theirs)[0]
+
+
+def static_eval(me: int, op: int, mine: int, theirs: int) -> tuple[int, int]:
+    """(:func:`evaluate`, the marbles the side to move can push off now), written
+    out for speed: quiescence needs both."""
+    lead = mine - theirs
+    value = MATERIAL * lead + PROGRESS * (mine * mine - theirs * theirs)
+    value += CENTRE * (
+        (op & R1).bit_count()
+        + 2 * (op & R2).bit_count()
+        + 3 * (op & R3).bit_count()
+        + 4 * (op & R4).bit_count()
+        - (me & R1).bit_count()
+        - 2 * (me & R2).bit_count()
+        - 3 * (me & R3).bit_count()
+        - 4 * (me & R4).bit_count()
+    )
+    m1, m12, m11 = me & (me >> 1), me & (me >> 12), me & (me >> 11)
+    p1, p12, p11 = op & (op >> 1), op & (op >> 12), op & (op >> 11)
+    value += COHESION * (
+        m1.bit_count() + m12.bit_count() + m11.bit_count()
+        - p1.bit_count() - p12.bit_count() - p11.bit_count()
+    )
+    value += LINES * (
+        (m1 & (m1 >> 1)).bit_count() + (m12 & (m12 >> 12)).bit_count()
+        + (m11 & (m11 >> 11)).bit_count()
+        - (p1 & (p1 >> 1)).bit_count() - (p12 & (p12 >> 12)).bit_count()
+        - (p11 & (p11 >> 11)).bit_count()
+    )
+    my_edge = me & R4
+    op_edge = op & R4
+    value += EDGE_WEIGHT * (op_edge.bit_count() - my_edge.bit_count())
+    my_threats = threatened_marbles(me, op).bit_count() if op_edge else 0
+    their_threats = threatened_marbles(op, me).bit_count() if my_edge else 0
+    if my_threats:
+        value += THREAT_NOW + LEAD_THREATS * lead * my_threats
+    if their_threats:
+        value += THREATENED
+    value += THREATS * (my_threats - their_threats)
+    exposed = 0
+    for o, out in _OUT:
+        a = op_edge & out
+        if a:
+            exposed += (a & (me << o if o > 0 else me >> -o)).bit_count()
+        b = my_edge & out
+        if b:
+            exposed -= (b & (op << o if o > 0 else op >> -o)).bit_count()
+    value += EXPOSED * exposed
+    return int(value), my_threats

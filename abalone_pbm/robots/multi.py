@@ -1,0 +1,366 @@
+"""Three to six players: best-reply search on bitboards.
+
+Paranoid search lets every opponent move in turn before the robot moves again, so
+with four or six players it sees only one move of its own.  Best-reply search
+(Schadd and Winands, 2011) instead alternates the robot's side with *one* reply:
+the most harmful move of any one opponent.  At the same cost it looks several of
+its own moves ahead, which is what matters for pushing marbles off.
+
+Positions are tuples of bitboards, one per seat (index 0 unused), with the marbles
+pushed off per side; moves come from :func:`bitmoves.children` against the union of
+the opponents' marbles (a partner's marbles block).  Alpha-beta with a
+transposition table, killers and history kept between the moves of one game;
+values are from the robot's side, in thousandths of a marble.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from operator import itemgetter
+from typing import Final
+
+from abalone_pbm.rules import Board, Move
+from abalone_pbm.rules.geometry import BOARD_MASK, OFFSETS
+
+from .base import SearchInfo
+from .bitmoves import EJECT, children
+from .features import EDGE, R1, R2, R3, R4, threatened_marbles
+
+WIN: Final = 1_000_000
+WIN_THRESHOLD: Final = WIN - 10_000
+INFINITY: Final = 10 * WIN
+EXACT, LOWER, UPPER = 0, 1, 2
+TABLE_LIMIT: Final = 400_000
+CLOCK_MASK: Final = 127
+MAX_DEPTH: Final = 40
+
+MARBLE: Final = 1000
+LOST: Final = 300
+CENTRE: Final = 24
+COHESION: Final = 8
+THREAT_EACH: Final = 90
+THREAT_URGENT: Final = 600
+
+_first = itemgetter(0)
+#: (rear-to-pushed distance) -> (direction offset, marbles in the pushing line)
+_PUSH_STEP: Final = {k * o: (o, k) for o in OFFSETS for k in (2, 3)}
+
+State = tuple[tuple[int, ...], tuple[int, ...]]
+
+
+class Timeout(Exception):
+    """The deadline passed inside the search."""
+
+
+def multi_supported(board: Board) -> bool:
+    """Whether best-reply search plays this game (more than two players, no variant)."""
+    return board.players > 2 and board.rules.variant is None
+
+
+class MultiTables:
+    """Transposition table, killers and history of one game's searches."""
+
+    def __init__(self) -> None:
+        self.table: dict[tuple[tuple[int, ...], tuple[int, ...], bool], tuple[int, int, int, int]]
+        self.table = {}
+        self.killers: list[list[int]] = [[0, 0] for _ in range(MAX_DEPTH + 2)]
+        self.history: dict[int, int] = {}
+
+    def new_search(self) -> None:
+        for pair in self.killers:
+            pair[0] = pair[1] = 0
+        self.history = {k: v >> 2 for k, v in self.history.items() if v >= 4}
+        if len(self.table) > TABLE_LIMIT:
+            self.table.clear()
+
+
+class MultiSearch:
+    """Best-reply alpha-beta from the position of ``board`` for the seat to move."""
+
+    def __init__(self, board: Board, tables: MultiTables, deadline: float | None) -> None:
+        rules = board.rules
+        self.board = board
+        self.tables = tables
+        self.deadline = deadline
+        self.players = board.players
+        self.seat = board.turn
+        self.side_of = (0,) + tuple(rules.side_of(s) for s in range(1, board.players + 1))
+        self.side = self.side_of[self.seat]
+        self.sides = rules.sides
+        self.target = rules.target
+        self.partners = tuple(
+            s for s in range(1, board.players + 1) if s != self.seat and self.side_of[s] == self.side
+        )
+        self.opponents = tuple(
+            s
+            for s in range(1, board.players + 1)
+            if self.side_of[s] != self.side and board.is_active(s) and board.marble_count(s)
+        )
+        #: Our side's marbles at the start of the game (for the marbles lost).
+        self.start_marbles = sum(
+            board.marble_count(s) + board.lost(s) for s in range(1, board.players + 1)
+            if self.side_of[s] == self.side
+        )
+        limit = rules.movelimit
+        self.plies_left = None if limit is None else limit - board.ply
+        self.nodes = 0
+
+    # -------------------------------------------------------------- the driver
+    def run(
+        self, moves: list[Move], depth_limit: int | None, rng: random.Random, info: SearchInfo
+    ) -> Move:
+        start = time.perf_counter()
+        self.tables.new_search()
+        board = self.board
+        root: list[tuple[int, Move, State]] = []
+        order = list(moves)
+        rng.shuffle(order)
+        for move in order:
+            before = board.ejected(self.seat)
+            board.push(move)
+            root.append((int(board.ejected(self.seat) > before), move, self._state(board)))
+            board.pop()
+        root.sort(key=_first, reverse=True)
+        best = root[0]
+        limit = depth_limit if depth_limit is not None else MAX_DEPTH
+        for depth in range(1, limit + 1):
+            alpha = -INFINITY
+            values = []
+            try:
+                for i, entry in enumerate(root):
+                    marbles, scores = entry[2]
+                    value = self._search(marbles, scores, depth - 1, alpha, INFINITY, False, 1)
+                    values.append((value, i))
+                    if value > alpha:
+                        alpha = value
+                        if depth > 1 or i == 0:
+                            best = entry
+            except Timeout:
+                break
+            values.sort(key=lambda vi: (-vi[0], vi[1]))
+            root = [root[i] for _, i in values]
+            best = root[0]
+            info.depth = depth
+            info.depths.append(depth)
+            info.value = values[0][0]
+            if abs(values[0][0]) > WIN_THRESHOLD:
+                break
+        info.nodes = self.nodes
+        info.elapsed = time.perf_counter() - start
+        info.reason = f"best-reply search depth {info.depth}"
+        return best[1]
+
+    def _state(self, board: Board) -> State:
+        marbles = tuple(board.marbles(s) for s in range(board.players + 1))
+        scores = [0] * self.sides
+        for s in range(1, board.players + 1):
+            scores[self.side_of[s]] += board.ejected(s)
+        return marbles, tuple(scores)
+
+    # -------------------------------------------------------------- the search
+    def _search(
+        self,
+        marbles: tuple[int, ...],
+        scores: tuple[int, ...],
+        depth: int,
+        alpha: int,
+        beta: int,
+        ours: bool,
+        ply: int,
+    ) -> int:
+        self.nodes += 1
+        if not self.nodes & CLOCK_MASK and self.deadline is not None:
+            if time.perf_counter() > self.deadline:
+                raise Timeout
+        best_score = max(scores)
+        if best_score >= self.target:
+            return (WIN - ply) if scores[self.side] == best_score else (-WIN + ply)
+        if self.plies_left is not None and self._real_plies(ply) >= self.plies_left:
+            return self._limit_value(scores, ply)
+        if depth <= 0:
+            return self.evaluate(marbles, scores, ours)
+
+        tables = self.tables
+        key = (marbles, scores, ours)
+        entry = tables.table.get(key)
+        tt_move = 0
+        if entry is not None:
+            e_depth, e_value, e_flag, tt_move = entry
+            if e_depth >= depth and abs(e_value) < WIN_THRESHOLD:
+                if e_flag == EXACT:
+                    return e_value
+                if e_flag == LOWER and e_value >= beta:
+                    return e_value
+                if e_flag == UPPER and e_value <= alpha:
+                    return e_value
+
+        killers = tables.killers[ply]
+        history = tables.history
+        ordered = []
+        for seat in ((self.seat,) if ours else self.opponents):
+            own = marbles[seat]
+            if not own:
+                continue
+            friends = 0
+            enemy = 0
+            for other in range(1, self.players + 1):
+                if other == seat:
+                    continue
+                if self.side_of[other] == self.side_of[seat]:
+                    friends |= marbles[other]
+                else:
+                    enemy |= marbles[other]
+            for kind, diff, new_own, new_enemy in children(own, enemy, friends):
+                k = diff * 8 + seat
+                if k == tt_move:
+                    order = 1 << 40
+                elif kind:
+                    order = (1 << 36) if kind == EJECT else (1 << 34)
+                elif k == killers[0] or k == killers[1]:
+                    order = 1 << 32
+                else:
+                    order = history.get(k, 0)
+                ordered.append((order, k, seat, kind, diff, new_own, enemy, new_enemy))
+        if not ordered:
+            # Nobody on this layer can move: the other layer moves again.
+            return self._search(marbles, scores, depth - 1, alpha, beta, not ours, ply + 1)
+        ordered.sort(key=_first, reverse=True)
+
+        alpha0, beta0 = alpha, beta
+        best = -INFINITY if ours else INFINITY
+        best_key = 0
+        for order, k, seat, kind, diff, new_own, enemy, new_enemy in ordered:
+            child, child_scores = self._apply(
+                marbles, scores, seat, kind, diff, new_own, enemy, new_enemy
+            )
+            value = self._search(child, child_scores, depth - 1, alpha, beta, not ours, ply + 1)
+            if ours:
+                if value > best:
+                    best, best_key = value, k
+                    if value > alpha:
+                        alpha = value
+            elif value < best:
+                best, best_key = value, k
+                if value < beta:
+                    beta = value
+            if alpha >= beta:
+                if order < (1 << 34):
+                    if killers[0] != k:
+                        killers[1] = killers[0]
+                        killers[0] = k
+                    history[k] = history.get(k, 0) + depth * depth
+                break
+        if best <= alpha0:
+            flag = UPPER
+        elif best >= beta0:
+            flag = LOWER
+        else:
+            flag = EXACT
+        tables.table[key] = (depth, best, flag, best_key)
+        return best
+
+    def _apply(
+        self,
+        marbles: tuple[int, ...],
+        scores: tuple[int, ...],
+        seat: int,
+        kind: int,
+        diff: int,
+        new_own: int,
+        enemy: int,
+        new_enemy: int,
+    ) -> State:
+        """The position after ``seat``'s move: the pushed marbles follow their owners."""
+        new = list(marbles)
+        new[seat] = new_own
+        if not kind:
+            return tuple(new), scores
+        removed = enemy & ~new_enemy
+        t = removed.bit_length() - 1
+        rear = (diff ^ removed).bit_length() - 1
+        o, length = _PUSH_STEP[t - rear]
+        chain = [t + o, t] if length == 3 and enemy >> (t + o) & 1 else [t]
+        ejected = False
+        for cell in chain:
+            for owner in range(1, self.players + 1):
+                if marbles[owner] >> cell & 1:
+                    break
+            new[owner] ^= 1 << cell
+            dest = cell + o
+            if BOARD_MASK >> dest & 1:
+                new[owner] |= 1 << dest
+            else:
+                ejected = True
+        if ejected:
+            side = self.side_of[seat]
+            scores = scores[:side] + (scores[side] + 1,) + scores[side + 1 :]
+        return tuple(new), scores
+
+    def _real_plies(self, ply: int) -> int:
+        """Moves of the real game that ``ply`` best-reply plies stand for."""
+        ours = (ply + 1) // 2
+        return ours + (ply // 2) * (self.players - 1)
+
+    def _limit_value(self, scores: tuple[int, ...], ply: int) -> int:
+        best = max(scores)
+        if scores.count(best) > 1:
+            return 0
+        return (WIN - ply) if scores[self.side] == best else (-WIN + ply)
+
+    # ----------------------------------------------------------- evaluation
+    def evaluate(self, marbles: tuple[int, ...], scores: tuple[int, ...], ours: bool) -> int:
+        """Our side's score against the best opponent side's, the marbles we lost,
+        centre and cohesion against the opponents' mean, and edge threats."""
+        side_of = self.side_of
+        masks = [0] * self.sides
+        for seat in range(1, self.players + 1):
+            masks[side_of[seat]] |= marbles[seat]
+        side = self.side
+        mine = masks[side]
+        occupied = 0
+        for bits in masks:
+            occupied |= bits
+        others = occupied & ~mine
+        best_other = 0
+        other_positional = 0
+        count = 0
+        hurt = 0
+        for x in range(self.sides):
+            if x == side or not masks[x]:
+                continue
+            count += 1
+            if scores[x] > best_other:
+                best_other = scores[x]
+            other_positional += _positional(masks[x])
+            if mine & EDGE:
+                hurt |= threatened_marbles(masks[x], occupied & ~masks[x]) & mine
+        value = MARBLE * (scores[side] - best_other)
+        value -= LOST * (self.start_marbles - mine.bit_count())
+        value += _positional(mine)
+        if count:
+            value -= other_positional // count
+        attack = threatened_marbles(mine, others).bit_count() if others & EDGE else 0
+        hurt_count = hurt.bit_count()
+        value += THREAT_EACH * (attack - hurt_count)
+        if ours and attack:
+            value += THREAT_URGENT
+        # Several opponents move before we do again: a threat against us is urgent.
+        if hurt_count:
+            value -= THREAT_URGENT
+        return value
+
+
+def _positional(bits: int) -> int:
+    centre = (
+        (bits & R1).bit_count()
+        + 2 * (bits & R2).bit_count()
+        + 3 * (bits & R3).bit_count()
+        + 4 * (bits & R4).bit_count()
+    )
+    pairs = (
+        (bits & (bits >> 1)).bit_count()
+        + (bits & (bits >> 12)).bit_count()
+        + (bits & (bits >> 11)).bit_count()
+    )
+    return COHESION * pairs - CENTRE * centre
