@@ -1,6 +1,8 @@
-"""Robot matches: play two engines against each other and print the score.
+"""Robot matches: play engines against each other; score, Elo difference, wins by six.
 
     python benchmarks/robots.py --a boulder --b random --games 20 --budget 5 --movelimit 200
+    python benchmarks/robots.py --ladder pebble,marble,boulder-1,boulder --games 10 --budget 1
+    python benchmarks/robots.py --a boulder --b boulder-1 --games 40 --budget 1 --require 0.65
 
 Engines: the registered robots (pebble, marble, boulder) and the baselines
 ``random`` (a uniformly random legal move) and ``greedy`` (one ply, the best
@@ -10,16 +12,23 @@ moves (``--opening-moves``); every opening is played twice with the colours
 swapped.  When the move limit is reached the side with more ejections wins,
 equal is a draw (the rules core's ``-movelimit``).
 
-Prints wins/draws/losses of A, the mean ejections, for each engine the average
+Prints wins/draws/losses of A, A's Elo difference with its 95 % interval (from the
+score's standard error over the games), the share of the decided games won by
+pushing off the target (six) rather than on the move limit, the mean ejections,
+for each engine the average
 depth its search completed (overall and in the middlegame, plies 10-60), the
 nodes per second, and the longest time one move took against the budget.
 ``--jobs 2`` plays two games at once (one per core; the time budget then holds per
-process, on a machine that is not busy otherwise).
+process, on a machine that is not busy otherwise).  ``--ladder`` plays each
+neighbouring pair of a list (levels, or versions) and prints one line per pair.
+``--require S`` makes the exit status 1 unless A scores at least S (0.65: the new
+boulder must beat the old one in 65 % of the games at equal time).
 """
 
 from __future__ import annotations
 
 import argparse
+import math
 import random
 import sys
 import time
@@ -144,31 +153,32 @@ def play(spec: GameSpec) -> GameResult:
     )
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--a", default="boulder", choices=sorted(ENGINES))
-    parser.add_argument("--b", default="random", choices=sorted(ENGINES))
-    parser.add_argument("--games", type=int, default=20)
-    parser.add_argument("--budget", type=float, default=5.0, help="seconds per move")
-    parser.add_argument("--movelimit", type=int, default=200)
-    parser.add_argument("--layouts", default=",".join(DEFAULT_LAYOUTS))
-    parser.add_argument("--opening-moves", type=int, default=2,
-                        help="random moves played after the layout, before the engines")
-    parser.add_argument("--depth-a", type=int, default=None,
-                        help="fixed search depth for A (ignores the clock)")
-    parser.add_argument("--depth-b", type=int, default=None)
-    parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--jobs", type=int, default=1)
-    parser.add_argument("--quiet", action="store_true", help="no line per game")
-    args = parser.parse_args(argv)
+def elo_difference(wins: int, draws: int, losses: int) -> tuple[float, float, float]:
+    """(Elo difference, low, high) of the 95 % interval, from the score per game."""
+    n = wins + draws + losses
+    if n == 0:
+        return 0.0, -math.inf, math.inf
+    score = (wins + draws / 2) / n
+    variance = (wins * (1 - score) ** 2 + draws * (0.5 - score) ** 2 + losses * score**2) / n
+    margin = 1.96 * math.sqrt(variance / n)
 
+    def elo(s: float) -> float:
+        if s <= 0:
+            return -math.inf
+        if s >= 1:
+            return math.inf
+        return -400 * math.log10(1 / s - 1)
+
+    return elo(score), elo(score - margin), elo(score + margin)
+
+
+def run_match(args: argparse.Namespace, a: str, b: str) -> list[GameResult]:
     layouts = [name.strip() for name in args.layouts.split(",") if name.strip()]
     specs = [
-        GameSpec(i, args.a, args.b, layouts[(i // 2) % len(layouts)], args.opening_moves,
+        GameSpec(i, a, b, layouts[(i // 2) % len(layouts)], args.opening_moves,
                  args.budget, args.movelimit, args.seed, args.depth_a, args.depth_b)
         for i in range(args.games)
     ]
-    started = time.perf_counter()
     results: list[GameResult] = []
     if args.jobs > 1:
         with ProcessPoolExecutor(max_workers=args.jobs) as pool:
@@ -182,18 +192,77 @@ def main(argv: list[str] | None = None) -> int:
             results.append(result)
             if not args.quiet:
                 report_game(result)
-    elapsed = time.perf_counter() - started
+    return results
 
+
+def summary_line(a: str, b: str, results: list[GameResult]) -> tuple[str, float]:
+    """One line: A's record, score, Elo with interval, wins by the target; and the score."""
     wins = sum(r.winner == "a" for r in results)
     draws = sum(r.winner == "draw" for r in results)
     losses = sum(r.winner == "b" for r in results)
+    n = len(results) or 1
+    score = (wins + draws / 2) / n
+    elo, low, high = elo_difference(wins, draws, losses)
+    decided = [r for r in results if r.winner != "draw"]
+    by_target = [r for r in decided if r.reason.startswith("pushed off")]
+    a_by_target = sum(r.winner == "a" for r in by_target)
+    share = f"{len(by_target)}/{len(decided)}" if decided else "0/0"
+    line = (f"{a} vs {b}: +{wins} ={draws} -{losses}, score {score:.1%}, "
+            f"Elo {elo:+.0f} [{low:+.0f}, {high:+.0f}]; won by pushing off the target: "
+            f"{share} of the decided games ({a}: {a_by_target}, {b}: {len(by_target) - a_by_target})")
+    return line, score
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--a", default="boulder", choices=sorted(ENGINES))
+    parser.add_argument("--b", default="random", choices=sorted(ENGINES))
+    parser.add_argument("--ladder", default=None,
+                        help="comma-separated engines: play each neighbouring pair")
+    parser.add_argument("--games", type=int, default=20)
+    parser.add_argument("--budget", type=float, default=5.0, help="seconds per move")
+    parser.add_argument("--movelimit", type=int, default=200)
+    parser.add_argument("--layouts", default=",".join(DEFAULT_LAYOUTS))
+    parser.add_argument("--opening-moves", type=int, default=2,
+                        help="random moves played after the layout, before the engines")
+    parser.add_argument("--depth-a", type=int, default=None,
+                        help="fixed search depth for A (ignores the clock)")
+    parser.add_argument("--depth-b", type=int, default=None)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--jobs", type=int, default=1)
+    parser.add_argument("--quiet", action="store_true", help="no line per game")
+    parser.add_argument("--require", type=float, default=None,
+                        help="exit 1 unless A scores at least this share (0-1)")
+    args = parser.parse_args(argv)
+
+    if args.ladder:
+        names = [name.strip() for name in args.ladder.split(",") if name.strip()]
+        unknown = [name for name in names if name not in ENGINES]
+        if unknown or len(names) < 2:
+            parser.error(f"--ladder needs two or more of {', '.join(sorted(ENGINES))}")
+        lines = []
+        for weaker, stronger in zip(names, names[1:]):
+            results = run_match(args, stronger, weaker)
+            lines.append(summary_line(stronger, weaker, results)[0])
+            print(lines[-1], flush=True)
+        print()
+        print(f"ladder, {args.games} games a pair, budget {args.budget} s/move, "
+              f"move limit {args.movelimit}:")
+        for line in lines:
+            print(f"  {line}")
+        return 0
+
+    started = time.perf_counter()
+    results = run_match(args, args.a, args.b)
+    elapsed = time.perf_counter() - started
+    layouts = [name.strip() for name in args.layouts.split(",") if name.strip()]
     n = len(results) or 1
     print()
     print(f"{args.a} vs {args.b}: {len(results)} games, budget {args.budget} s/move, "
           f"move limit {args.movelimit}, layouts {','.join(layouts)}, "
           f"{args.opening_moves} random opening moves, seed {args.seed}")
-    print(f"  {args.a}: {wins} wins, {draws} draws, {losses} losses  "
-          f"(score {(wins + draws / 2) / n:.1%}, wins {wins / n:.1%})")
+    line, score = summary_line(args.a, args.b, results)
+    print(f"  {line}")
     print(f"  mean ejections: {args.a} {sum(r.ejected_a for r in results) / n:.2f}, "
           f"{args.b} {sum(r.ejected_b for r in results) / n:.2f}; "
           f"mean length {sum(r.plies for r in results) / n:.0f} plies")
@@ -211,6 +280,10 @@ def main(argv: list[str] | None = None) -> int:
                 line += f", {total.nodes / total.seconds:,.0f} nodes/s"
         print(line)
     print(f"  wall time {elapsed:.0f} s")
+    if args.require is not None:
+        verdict = "met" if score >= args.require else "NOT met"
+        print(f"  required score {args.require:.0%}: {verdict} ({score:.1%})")
+        return 0 if score >= args.require else 1
     return 0
 
 

@@ -32,7 +32,7 @@ class BoulderRobot(BaseRobot):
 
     name = "boulder"
     level = 3
-    safety_fraction = 0.06
+    safety_fraction = 0.1
 
     def __init__(self, depth_limit: int | None = None) -> None:
         super().__init__()

@@ -11,8 +11,9 @@
   :class:`DuelTables` they are in: a robot keeps one per game, so the next move's
   search starts from what the last one learnt.  The table is bounded: past
   :data:`TABLE_LIMIT` entries the ones from older searches are dropped.
-* Repetitions: a position the mover already had in this game (or earlier on the
-  search path) scores as a draw, so a side that is ahead does not shuffle.
+* Repetitions: a position had already in this game (or earlier on the search
+  path) scores its evaluation less a penalty for the side that is ahead, so a side
+  that is ahead does not shuffle but looks for progress.
 * The move limit: reaching it with more marbles pushed off is a win, but worth
   less than pushing off the target, so a leader keeps trying to win by six.
 """
@@ -38,10 +39,12 @@ QUIESCENCE_PLIES: Final = 6
 #: Quiescence looks at pushes onto the edge (not only ejections) this many plies deep.
 EDGE_PUSH_PLIES: Final = 2
 TABLE_LIMIT: Final = 600_000
-CLOCK_MASK: Final = 255
+CLOCK_MASK: Final = 63
 ASPIRATION: Final = 150
+#: What returning to a position costs the side that is ahead on marbles.
+REPEAT_PENALTY: Final = 400
 #: Frontier nodes this far below alpha search only their pushes.
-FUTILITY_MARGIN: Final = 400
+FUTILITY_MARGIN: Final = 800
 
 _ORDER_TT = 1 << 40
 _ORDER_EJECT = 1 << 36
@@ -82,7 +85,15 @@ class DuelTables:
 
 
 class DuelSearch:
-    """One search from one position; ``tables`` carry over between searches."""
+    """One search from one position; ``tables`` carry over between searches.
+
+    ``reductions`` and ``futility`` switch off the two unsafe prunings (late-move
+    reductions, futility pruning at the frontier): without them the search returns
+    exactly the minimax value over the same quiescence.
+    """
+
+    reductions = True
+    futility = True
 
     def __init__(
         self,
@@ -167,7 +178,12 @@ class DuelSearch:
         position = (me, op)
         repeated = self.repeated
         if position in repeated:
-            return 0
+            # Going round in circles favours the side that is behind: the one ahead
+            # pays for it, so it looks for progress instead.
+            value = static_eval(me, op, mine, theirs)[0]
+            if mine != theirs:
+                value += -REPEAT_PENALTY if mine > theirs else REPEAT_PENALTY
+            return value
         if depth <= 0:
             return self.quiesce(me, op, mine, theirs, alpha, beta, ply, 0)
 
@@ -202,7 +218,11 @@ class DuelSearch:
         if frontier:
             stand, _ = static_eval(me, op, mine, theirs)
             # Futility: a quiet move seldom gains this much; only pushes may help.
-            if stand + FUTILITY_MARGIN <= alpha:
+            if (
+                self.futility
+                and stand + FUTILITY_MARGIN <= alpha
+                and not threatened_marbles(op, me)
+            ):
                 prune_quiet = True
                 best = stand
         repeated.add(position)
@@ -239,7 +259,7 @@ class DuelSearch:
                         )
                     else:
                         reduce = 0
-                        if depth >= 3 and i >= 4 and score < _ORDER_KILLER:
+                        if depth >= 3 and i >= 4 and score < _ORDER_KILLER and self.reductions:
                             reduce = 2 if (i >= 12 and depth >= 5) else 1
                         value = -search(
                             nop, nme, theirs, gained, next_depth - reduce, -alpha - 1, -alpha,

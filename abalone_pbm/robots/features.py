@@ -160,6 +160,35 @@ def features(me: int, op: int, mine: int, theirs: int) -> list[float]:
     ]
 
 
+#: The weights' names in :mod:`weights`, in the order of :data:`FEATURES`.
+WEIGHT_NAMES: Final = (
+    "MATERIAL",
+    "PROGRESS",
+    "CENTRE",
+    "COHESION",
+    "LINES",
+    "EDGE",
+    "THREAT_NOW",
+    "THREATS",
+    "THREATENED",
+    "EXPOSED",
+    "LEAD_THREATS",
+)
+_WEIGHT_GLOBALS: Final = dict(zip(WEIGHT_NAMES, (*WEIGHT_NAMES[:5], "EDGE_WEIGHT", *WEIGHT_NAMES[6:])))
+
+
+def current_weights() -> dict[str, int]:
+    """The weights :func:`static_eval` uses now, by their names in :mod:`weights`."""
+    return {name: int(globals()[_WEIGHT_GLOBALS[name]]) for name in WEIGHT_NAMES}
+
+
+def set_weights(weights: dict[str, int]) -> None:
+    """Make :func:`static_eval` use other weights (matches between weight sets; the
+    evaluation reads module globals because that is fastest)."""
+    for name, value in weights.items():
+        globals()[_WEIGHT_GLOBALS[name]] = int(value)
+
+
 def evaluate(me: int, op: int, mine: int, theirs: int) -> int:
     """The weighted sum of :func:`features`, in thousandths of a marble."""
     return static_eval(me, op, mine, theirs)[0]

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import random
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Callable, Iterator
 
 from .geometry import (
@@ -87,13 +87,24 @@ class Outcome:
         return not self.winners
 
 
-@dataclass
 class _Undo:
-    marbles: list[int]
-    ejected: list[int]
-    turn: int
-    key: int
-    lost: list[int] = field(default_factory=list)
+    """What ``pop`` restores (a slotted class: one is made for every move)."""
+
+    __slots__ = ("marbles", "ejected", "turn", "key", "lost")
+
+    def __init__(
+        self,
+        marbles: list[int],
+        ejected: list[int],
+        turn: int,
+        key: int,
+        lost: list[int] | None = None,
+    ) -> None:
+        self.marbles = marbles
+        self.ejected = ejected
+        self.turn = turn
+        self.key = key
+        self.lost: list[int] = [] if lost is None else lost
 
 
 def _zobrist_table() -> tuple[list[list[int]], list[int]]:
@@ -144,6 +155,10 @@ class Board:
         variant = get_variant(rules.variant) if rules.variant is not None else None
         _check_specials(marbles[0], treasure, event, variant, players)
         self.rules = rules
+        #: The side of each seat (index 0 unused) and the seats of each side, looked
+        #: up on every outcome check.
+        self._side_of_seat = (0,) + tuple(rules.side_of(s) for s in range(1, players + 1))
+        self._seats_of_side = tuple(rules.seats_of_side(x) for x in range(rules.sides))
         #: The variant played (None for the standard game).
         self.variant = variant
         self.players = players
@@ -584,38 +599,45 @@ class Board:
 
     # ------------------------------------------------------------ the outcome
     def side_score(self, side: int) -> int:
-        return sum(self._ejected[s] for s in self.rules.seats_of_side(side))
+        ejected = self._ejected
+        return sum(ejected[s] for s in self._seats_of_side[side])
 
     def outcome(self) -> Outcome | None:
         """The result if the game is over, else None."""
         rules = self.rules
-        scores = [self.side_score(side) for side in range(rules.sides)]
+        ejected = self._ejected
+        if rules.teams:
+            scores = [sum(ejected[s] for s in seats) for seats in self._seats_of_side]
+        else:
+            scores = ejected[1:]
         best = max(scores)
         if best >= rules.target:
             side = scores.index(best)
-            return Outcome(rules.seats_of_side(side), f"pushed off {rules.target} marbles")
+            return Outcome(self._seats_of_side[side], f"pushed off {rules.target} marbles")
         # The sides that can still move; two are enough to go on (checked cheaply
         # first: a marble with an empty neighbour).
         alive: set[int] = set()
+        marbles = self._marbles
         empty = BOARD_MASK & ~self._occupied()
+        side_of = self._side_of_seat
         for s in range(1, self.players + 1):
-            side = rules.side_of(s)
-            if side in alive or self._resigned >> s & 1 or not self._marbles[s]:
+            side = side_of[s]
+            if side in alive or self._resigned >> s & 1 or not marbles[s]:
                 continue
-            if _has_step(self._marbles[s], empty) or self._generate(s):
+            if _has_step(marbles[s], empty) or self._generate(s):
                 alive.add(side)
                 if len(alive) == 2:
                     break
         if len(alive) <= 1:
             if not alive:
                 return Outcome((), "no one can move")
-            return Outcome(rules.seats_of_side(alive.pop()), "the last one able to play")
+            return Outcome(self._seats_of_side[alive.pop()], "the last one able to play")
         if rules.movelimit is not None and self.ply >= rules.movelimit:
             if scores.count(best) > 1:
                 return Outcome((), f"move limit of {rules.movelimit} reached with equal scores")
             side = scores.index(best)
             return Outcome(
-                rules.seats_of_side(side),
+                self._seats_of_side[side],
                 f"move limit of {rules.movelimit} reached with the most marbles pushed off",
             )
         return None

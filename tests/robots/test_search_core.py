@@ -1,0 +1,165 @@
+"""The bitboard search core: move generation, exactness of the search, kept tables."""
+
+from __future__ import annotations
+
+import random
+
+from abalone_pbm.robots import BoulderRobot
+from abalone_pbm.robots.bitmoves import EJECT, PUSH, children, tactical_children
+from abalone_pbm.robots.duel import INFINITY, WIN, DuelSearch, DuelTables
+from abalone_pbm.robots.features import EDGE, FEATURES, features, static_eval
+from abalone_pbm.robots.multi import MultiSearch, MultiTables
+from abalone_pbm.rules import Board, Rules
+
+
+def _random_positions(layout: str, players: int, count: int, seed: int) -> list[Board]:
+    rng = random.Random(seed)
+    out = []
+    while len(out) < count:
+        board = Board.from_layout(layout, Rules(players=players))
+        for _ in range(rng.randrange(0, 70)):
+            moves = list(board.generate_legal_moves())
+            if not moves:
+                break
+            board.push(rng.choice(moves))
+        if board.outcome() is None:
+            out.append(board)
+    return out
+
+
+def test_children_are_the_rules_moves() -> None:
+    for layout in ("standard", "belgian-daisy", "german-daisy"):
+        for board in _random_positions(layout, 2, 12, seed=len(layout)):
+            seat = board.turn
+            me, op = board.marbles(seat), board.marbles(3 - seat)
+            expected = set()
+            for move in board.generate_legal_moves():
+                before = board.ejected(seat)
+                board.push(move)
+                expected.add((board.marbles(seat), board.marbles(3 - seat), board.ejected(seat) > before))
+                board.pop()
+            kids = children(me, op)
+            assert len(kids) == len(expected)
+            assert {(k[2], k[3], k[0] == EJECT) for k in kids} == expected
+            assert len({k[1] for k in kids}) == len(kids)  # diff names a move
+            tactical = {(k[2], k[3]) for k in tactical_children(me, op, EDGE)}
+            assert tactical == {
+                (k[2], k[3])
+                for k in kids
+                if k[0] == EJECT or (k[0] == PUSH and k[3] & ~op & EDGE)
+            }
+
+
+def _minimax(search: DuelSearch, me: int, op: int, mine: int, theirs: int, depth: int, ply: int) -> int:
+    if depth == 0:
+        return search.quiesce(me, op, mine, theirs, -INFINITY, INFINITY, ply, 0)
+    kids = children(me, op)
+    if not kids:
+        return -WIN + ply
+    if any(kind == EJECT for kind, *_ in kids) and mine + 1 >= search.target:
+        return WIN - ply - 1
+    return max(
+        -_minimax(search, nop, nme, theirs, mine + (kind == EJECT), depth - 1, ply + 1)
+        for kind, _, nme, nop in kids
+    )
+
+
+def test_search_without_prunings_is_exact_minimax() -> None:
+    for board in _random_positions("belgian-daisy", 2, 4, seed=5):
+        seat = board.turn
+        me, op = board.marbles(seat), board.marbles(3 - seat)
+        mine, theirs = board.ejected(seat), board.ejected(3 - seat)
+        search = DuelSearch(DuelTables(), 6, None, None)
+        search.reductions = search.futility = False
+        root = children(me, op)
+        for depth in (1, 2):
+            value, root = search.root(me, op, mine, theirs, root, depth, -INFINITY, INFINITY)
+            reference = DuelSearch(DuelTables(), 6, None, None)
+            assert value == _minimax(reference, me, op, mine, theirs, depth, 0)
+
+
+def test_quiescence_sees_an_ejection_and_the_win() -> None:
+    # Player 1 (to move) can push i9 (player 2's) off the board with g7-h8.
+    board = Board("...../....../......./......../......112/......../......./....../..... 1 5,0")
+    me, op = board.marbles(1), board.marbles(2)
+    search = DuelSearch(DuelTables(), 6, None, None)
+    stand, can_eject = static_eval(me, op, 5, 0)
+    assert can_eject == 1
+    # With five off already, the ejection wins at once.
+    assert search.quiesce(me, op, 5, 0, -INFINITY, INFINITY, 0, 0) == WIN - 1
+    # With four off, the quiet evaluation is not the end of it: the ejection is searched.
+    ejection = next(k for k in tactical_children(me, op, EDGE) if k[0] == EJECT)
+    after = -static_eval(ejection[3], ejection[2], 0, 5)[0]
+    assert search.quiesce(me, op, 4, 0, -INFINITY, INFINITY, 0, 0) >= after
+
+
+def test_features_and_fast_evaluation_agree() -> None:
+    from abalone_pbm.robots.features import current_weights
+
+    weights = current_weights()
+    names = list(weights)
+    assert len(names) == len(FEATURES)
+    for board in _random_positions("standard", 2, 30, seed=9):
+        seat = board.turn
+        me, op = board.marbles(seat), board.marbles(3 - seat)
+        mine, theirs = board.ejected(seat), board.ejected(3 - seat)
+        vector = features(me, op, mine, theirs)
+        assert static_eval(me, op, mine, theirs)[0] == int(
+            sum(weights[n] * x for n, x in zip(names, vector))
+        )
+
+
+def test_best_reply_moves_follow_the_rules() -> None:
+    for players, teams in ((3, False), (4, False), (6, False), (4, True), (6, True)):
+        for board in _random_positions("standard", players, 4, seed=players)[:4]:
+            if teams:
+                board = Board(board.position(), Rules(players=players, teams=True))
+            search = MultiSearch(board, MultiTables(), None)
+            marbles, scores = search._state(board)
+            seat = board.turn
+            friends = enemy = 0
+            for other in range(1, players + 1):
+                if other == seat:
+                    continue
+                if search.side_of[other] == search.side_of[seat]:
+                    friends |= marbles[other]
+                else:
+                    enemy |= marbles[other]
+            expected = set()
+            for move in board.generate_legal_moves():
+                board.push(move)
+                expected.add(search._state(board))
+                board.pop()
+            got = {
+                search._apply(marbles, scores, seat, kind, diff, new_own, enemy, new_enemy)
+                for kind, diff, new_own, new_enemy in children(marbles[seat], enemy, friends)
+            }
+            # Team moves that take a partner's marble along are left to the root.
+            assert got <= expected
+            if not teams:
+                assert got == expected
+
+
+def test_tables_are_kept_within_a_game_and_dropped_for_another() -> None:
+    robot = BoulderRobot()
+    board = Board.from_layout("standard", Rules(movelimit=100))
+    board.push(robot.choose_move(board, 5.0, rng_seed=1, max_depth=3))
+    tables = robot.duel_tables()
+    assert tables.generation == 1 and tables.table
+    board.push(list(board.generate_legal_moves())[0])
+    board.push(robot.choose_move(board, 5.0, rng_seed=1, max_depth=3))
+    assert robot.duel_tables() is tables and tables.generation == 2
+    robot.choose_move(Board.from_layout("belgian-daisy"), 5.0, rng_seed=1, max_depth=2)
+    assert robot.duel_tables() is not tables
+
+
+def test_a_side_ahead_pays_for_a_repetition() -> None:
+    board = Board.from_layout("standard")
+    me, op = board.marbles(1), board.marbles(2)
+    tables = DuelTables()
+    tables.seen.add((me, op))
+    search = DuelSearch(tables, 6, None, None)
+    ahead = search.search(me, op, 2, 0, 2, -INFINITY, INFINITY, 1)
+    behind = search.search(me, op, 0, 2, 2, -INFINITY, INFINITY, 1)
+    assert ahead == static_eval(me, op, 2, 0)[0] - 400
+    assert behind == static_eval(me, op, 0, 2)[0] + 400
