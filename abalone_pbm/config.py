@@ -44,8 +44,17 @@ class Settings:
     daily_reply_cap: int = 100
     #: Moving by reply only from one of the player's registered addresses.
     reply_requires_registered_sender: bool = True
-    #: Seconds a robot may think per move.
-    robot_budget: float = 5.0
+    #: The most seconds any robot may think per move (each level has its own
+    #: default below this, see ``robot_budgets``).
+    robot_budget: float = 60.0
+    #: Seconds per move by robot, overriding the levels' defaults: "boulder:10,avalanche:60".
+    robot_budgets: str = ""
+
+    def robot_budget_for(self, robot: str, default: float) -> float:
+        """Seconds ``robot`` thinks per move: ``robot_budgets`` or its level's
+        ``default``, never more than ``robot_budget``."""
+        chosen = parse_robot_budgets(self.robot_budgets).get(robot, default)
+        return min(chosen, self.robot_budget)
 
     @property
     def listen_host(self) -> str:
@@ -124,6 +133,26 @@ def load_settings(
     return result
 
 
+def parse_robot_budgets(text: str) -> dict[str, float]:
+    """``"boulder:10, avalanche:60"`` as ``{"boulder": 10.0, "avalanche": 60.0}``."""
+    budgets: dict[str, float] = {}
+    for item in text.split(","):
+        if not item.strip():
+            continue
+        name, colon, seconds = item.partition(":")
+        try:
+            value = float(seconds)
+        except ValueError:
+            value = -1.0
+        if not colon or not name.strip() or not 0 < value <= 60:
+            raise ValueError(
+                f"{PREFIX}ROBOT_BUDGETS must be robot:seconds pairs separated by commas, "
+                f"seconds from 0 to 60 (boulder:10,avalanche:60), not {text!r}"
+            )
+        budgets[name.strip().lower()] = value
+    return budgets
+
+
 def _check(settings: Settings) -> None:
     """Refuse settings the server could not use, naming the variable, before anything
     starts (rather than a traceback from deep inside)."""
@@ -153,5 +182,8 @@ def _check(settings: Settings) -> None:
                 f"{PREFIX}POLICY_LISTEN must be host:port, e.g. 127.0.0.1:8026, or off, "
                 f"not {settings.policy_listen!r}"
             )
+    parse_robot_budgets(settings.robot_budgets)
+    if not 0 < settings.robot_budget:
+        raise ValueError(f"{PREFIX}ROBOT_BUDGET must be a positive number of seconds")
     if settings.max_message_bytes < 1:
         raise ValueError(f"{PREFIX}MAX_MESSAGE_BYTES must be a positive number of bytes")

@@ -21,6 +21,8 @@ nodes per second, and the longest time one move took against the budget.
 ``--jobs 2`` plays two games at once (one per core; the time budget then holds per
 process, on a machine that is not busy otherwise).  ``--ladder`` plays each
 neighbouring pair of a list (levels, or versions) and prints one line per pair.
+``--weights-a FILE`` / ``--weights-b FILE`` give an engine other evaluation weights
+(a JSON object, e.g. the hand-set ones against the fitted ones of ``robots/weights.py``).
 ``--require S`` makes the exit status 1 unless A scores at least S (0.65: the new
 boulder must beat the old one in 65 % of the games at equal time).
 """
@@ -28,6 +30,7 @@ boulder must beat the old one in 65 % of the games at equal time).
 from __future__ import annotations
 
 import argparse
+import json
 import math
 import random
 import sys
@@ -39,6 +42,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from abalone_pbm.robots import ENGINES, make_engine  # noqa: E402
+from abalone_pbm.robots.features import current_weights, set_weights  # noqa: E402
 from abalone_pbm.rules import Board, Rules  # noqa: E402
 
 DEFAULT_LAYOUTS = ("standard", "belgian-daisy", "german-daisy")
@@ -93,6 +97,9 @@ class GameSpec:
     seed: int
     depth_a: int | None
     depth_b: int | None
+    #: Evaluation weights for A and B (None: those of ``robots/weights.py``).
+    weights_a: tuple[tuple[str, int], ...] | None = None
+    weights_b: tuple[tuple[str, int], ...] | None = None
 
 
 def play(spec: GameSpec) -> GameResult:
@@ -108,12 +115,18 @@ def play(spec: GameSpec) -> GameResult:
         board.push(opening.choice(moves))
     engines = {a_seat: make_engine(spec.a), 3 - a_seat: make_engine(spec.b)}
     depths = {a_seat: spec.depth_a, 3 - a_seat: spec.depth_b}
+    standard = current_weights()
+    weights = {
+        a_seat: dict(spec.weights_a) if spec.weights_a else standard,
+        3 - a_seat: dict(spec.weights_b) if spec.weights_b else standard,
+    }
     label = {a_seat: "a", 3 - a_seat: "b"}
     stats = {"a": EngineStats(), "b": EngineStats()}
     move_rng = random.Random(spec.seed * 7919 + spec.index)
     while board.outcome() is None:
         seat = board.turn
         engine = engines[seat]
+        set_weights(weights[seat])
         started = time.perf_counter()
         move = engine.choose_move(
             board, spec.budget, rng_seed=move_rng.getrandbits(32), max_depth=depths[seat]
@@ -172,11 +185,22 @@ def elo_difference(wins: int, draws: int, losses: int) -> tuple[float, float, fl
     return elo(score), elo(score - margin), elo(score + margin)
 
 
+def read_weights(path: str | None) -> tuple[tuple[str, int], ...] | None:
+    """Weights from a JSON object file (names as in ``robots/weights.py``); the ones
+    it leaves out keep their current values."""
+    if path is None:
+        return None
+    weights = current_weights()
+    weights.update({name: int(value) for name, value in json.loads(Path(path).read_text()).items()})
+    return tuple(weights.items())
+
+
 def run_match(args: argparse.Namespace, a: str, b: str) -> list[GameResult]:
     layouts = [name.strip() for name in args.layouts.split(",") if name.strip()]
     specs = [
         GameSpec(i, a, b, layouts[(i // 2) % len(layouts)], args.opening_moves,
-                 args.budget, args.movelimit, args.seed, args.depth_a, args.depth_b)
+                 args.budget, args.movelimit, args.seed, args.depth_a, args.depth_b,
+                 read_weights(args.weights_a), read_weights(args.weights_b))
         for i in range(args.games)
     ]
     results: list[GameResult] = []
@@ -228,6 +252,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--depth-a", type=int, default=None,
                         help="fixed search depth for A (ignores the clock)")
     parser.add_argument("--depth-b", type=int, default=None)
+    parser.add_argument("--weights-a", default=None,
+                        help="JSON file of evaluation weights for A (two-player boulder)")
+    parser.add_argument("--weights-b", default=None)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--jobs", type=int, default=1)
     parser.add_argument("--quiet", action="store_true", help="no line per game")

@@ -142,7 +142,7 @@ def test_read_only_views(site: Harness, sqlite_url: str, tmp_path: Path) -> None
     assert users[0].split() == ["USERID", "RATING", "GAMES", "WON", "LOST", "DRAWN",
                                 "ADDRESSES", "STATUS", "SIGNED", "UP"]
     rows = {line.split()[0]: line for line in users[1:]}
-    assert set(rows) == {"barney", "fred", "wilma", "pebble", "marble", "boulder"}
+    assert set(rows) == {"barney", "fred", "wilma", "pebble", "marble", "boulder", "avalanche"}
     assert "vacation" in rows["wilma"] and "deleted" in rows["barney"]
     assert "robot (pebble)" in rows["pebble"]
     assert rows["wilma"].split()[2:6] == ["1", "1", "0", "0"]  # games, won, lost, drawn

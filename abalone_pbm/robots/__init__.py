@@ -8,7 +8,8 @@
     True
 
 ``ROBOTS`` holds the robots that become registered users (pebble, marble,
-boulder, from weakest to strongest); :func:`make_engine` also knows the two
+boulder, avalanche, from weakest to strongest), each with its default time per
+move; :func:`make_engine` also knows the two
 benchmark baselines ``random`` and ``greedy`` and the first boulder, ``boulder-1``.
 """
 
@@ -32,6 +33,8 @@ class RobotSpec:
     level: int
     description: str
     factory: Callable[[], BaseRobot]
+    #: Seconds it thinks per move unless the server is told otherwise.
+    budget: float = 5.0
 
     def create(self) -> BaseRobot:
         robot = self.factory()
@@ -51,6 +54,13 @@ def _boulder() -> BaseRobot:
     return BoulderRobot()
 
 
+def _avalanche() -> BaseRobot:
+    return BoulderRobot()
+
+
+#: The most seconds a robot may be given for one move.
+MAX_BUDGET = 60.0
+
 ROBOTS: dict[str, RobotSpec] = {
     spec.name: spec
     for spec in (
@@ -59,19 +69,30 @@ ROBOTS: dict[str, RobotSpec] = {
             1,
             "Beginner: plays at random but loves to push; takes a win when it sees one. Instant.",
             _pebble,
+            budget=1.0,
         ),
         RobotSpec(
             "marble",
             2,
             "Casual: looks one move ahead for the best-looking position. Well under a second.",
             _marble,
+            budget=1.0,
         ),
         RobotSpec(
             "boulder",
             3,
             "Strong: searches several moves deep (principal variation, quiescence, "
-            "best-reply with many players); uses its whole time budget.",
+            "best-reply with many players); a few seconds a move.",
             _boulder,
+            budget=5.0,
+        ),
+        RobotSpec(
+            "avalanche",
+            4,
+            "Strongest: boulder's search given correspondence time (half a minute a move "
+            "by default), so it looks much deeper.",
+            _avalanche,
+            budget=30.0,
         ),
     )
 }
@@ -107,6 +128,7 @@ __all__ = [
     "AlphaBeta",
     "BaseRobot",
     "BoulderRobot",
+    "MAX_BUDGET",
     "ENGINES",
     "Evaluator",
     "GreedyRobot",

@@ -1,17 +1,16 @@
 """Weights of the two-player evaluation (:mod:`abalone_pbm.robots.features`).
 
-Hand-set starting values (the old evaluation's, in thousandths of a marble);
-``tools/fit_weights.py`` rewrites this file with weights fitted to self-play results.
+Fitted by ``tools/fit_weights.py`` to 10481 self-play positions (selfplay-positions.csv); one marble pushed off is 1000.
 """
 
 MATERIAL = 1000
-PROGRESS = 60
-CENTRE = 24
-COHESION = 8
-LINES = 10
-EDGE = 20
-THREAT_NOW = 600
-THREATS = 90
-THREATENED = -300
-EXPOSED = 30
-LEAD_THREATS = 40
+PROGRESS = 48
+CENTRE = 48
+COHESION = 132
+LINES = -22
+EDGE = -15
+THREAT_NOW = 200
+THREATS = 414
+THREATENED = 158
+EXPOSED = -22
+LEAD_THREATS = 13

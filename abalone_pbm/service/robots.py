@@ -10,6 +10,7 @@ looked at again.
 from __future__ import annotations
 
 import logging
+from collections import OrderedDict
 from dataclasses import dataclass
 
 from sqlalchemy import select
@@ -20,7 +21,7 @@ from ..config import Settings
 from ..db import repository
 from ..db.models import Game, Seat, User
 from ..db.session import Database
-from ..robots import ROBOTS
+from ..robots import ROBOTS, BaseRobot
 from ..rules import Board, Move
 from .context import MailContext
 from .games import load_board
@@ -82,10 +83,34 @@ def next_robot_turn(session: Session, skip: set[int] | None = None) -> RobotTurn
     return RobotTurn(game.number, game.version, seat.seat, seat.user.robot, board)
 
 
+#: Most games whose robot players are kept between their moves.
+KEPT_PLAYERS = 64
+#: The robot playing each (game, seat), newest last: it keeps its search tables and
+#: the positions already had between its moves.  Only the robot thread uses it.
+_players: OrderedDict[tuple[int, int], BaseRobot] = OrderedDict()
+
+
+def robot_player(turn: RobotTurn) -> BaseRobot:
+    """The robot object playing this seat of this game (made on its first move)."""
+    key = (turn.number, turn.seat)
+    robot = _players.pop(key, None)
+    if robot is None or robot.name != turn.robot:
+        robot = ROBOTS[turn.robot].create()
+    _players[key] = robot
+    while len(_players) > KEPT_PLAYERS:
+        _players.popitem(last=False)
+    return robot
+
+
+def budget_of(settings: Settings, robot: str) -> float:
+    """Seconds the robot thinks per move (its level's, or the settings')."""
+    return settings.robot_budget_for(robot, ROBOTS[robot].budget)
+
+
 def choose(turn: RobotTurn, budget: float) -> Move:
     """The robot's move; should its engine fail, a legal move all the same, so that a
     game never hangs on a robot."""
-    robot = ROBOTS[turn.robot].create()
+    robot = robot_player(turn)
     try:
         # The seed makes a robot's play repeatable for the same game and position.
         return robot.choose_move(
@@ -94,6 +119,7 @@ def choose(turn: RobotTurn, budget: float) -> Move:
     except Exception:
         log.exception("robots: %s failed on board %d; playing a plain legal move",
                       turn.robot, turn.number)
+        _players.pop((turn.number, turn.seat), None)
         return min(turn.board.legal_moves, key=str)
 
 
@@ -127,7 +153,7 @@ def play_robot_turns(
             turn = next_robot_turn(session, skip)
         if turn is None:
             return played
-        move = choose(turn, settings.robot_budget)
+        move = choose(turn, budget_of(settings, turn.robot))
         with database.write() as session:
             if apply_robot_move(session, settings, clock, turn, move):
                 played += 1

@@ -20,7 +20,7 @@ from abalone_pbm.robots import (
 )
 from abalone_pbm.rules import Board, GameOverError, Rules
 
-LEVELS = ("pebble", "marble", "boulder")
+LEVELS = ("pebble", "marble", "boulder", "avalanche")
 MIDDLEGAME = (
     "....1/.11.1./..1111./...2121./...21122./..221.2./..221../.222../2.... 1 0,0"
 )
@@ -46,9 +46,11 @@ AVOID_LOSS = make_position(
 )
 
 
-def test_registry_has_three_levels_in_order() -> None:
+def test_registry_has_four_levels_in_order() -> None:
     assert list(ROBOTS) == list(LEVELS)
-    assert [spec.level for spec in ROBOTS.values()] == [1, 2, 3]
+    assert [spec.level for spec in ROBOTS.values()] == [1, 2, 3, 4]
+    budgets = [spec.budget for spec in ROBOTS.values()]
+    assert budgets == sorted(budgets) and budgets[-1] <= 60
     for name, spec in ROBOTS.items():
         assert spec.name == name and spec.description
         robot = spec.create()
