@@ -1,4 +1,5 @@
-"""Building the server's outgoing mail: one text/plain message per recipient.
+"""Building the server's outgoing mail: one message per recipient, text/plain, or
+multipart/alternative with an HTML part when the mail shows a board (DESIGN §2.7).
 
 Every mail the server sends carries ``Message-ID``, ``Date``, ``Auto-Submitted`` and
 ``X-Loop`` (DESIGN §2.3); an answer also carries ``In-Reply-To``/``References`` so that the
@@ -85,8 +86,10 @@ def compose(
     loop_token: str,
     date: datetime,
     message_id: str | None = None,
+    html: str | None = None,
 ) -> EmailMessage:
-    """One text/plain UTF-8 mail from the server to exactly one recipient.
+    """One UTF-8 mail from the server to exactly one recipient: text/plain, or with
+    ``html`` multipart/alternative of the text and that HTML page.
 
     ``in_reply_to`` is the Message-ID of the mail being answered; ``references`` its own
     References chain (the answered Message-ID is appended to it when missing).
@@ -100,6 +103,13 @@ def compose(
         message[name] = value
     text = _body_text(body)
     message.set_content(text, subtype="plain", charset="utf-8", cte=_transfer_encoding(text))
+    if html is not None:
+        # The text part comes first: readers that cannot show HTML take it, and it stays
+        # the reference (the pbmserv diagram).
+        page = _body_text(html)
+        message.add_alternative(
+            page, subtype="html", charset="utf-8", cte=_transfer_encoding(page)
+        )
     return message
 
 
@@ -116,6 +126,10 @@ class ComposedMail:
 
 #: Header values written as they are (no encoded words, no quoting, no folding needed).
 _PLAIN_ADDRESS = re.compile(r"[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]+@[A-Za-z0-9.-]+")
+#: The same with a quoted display name of letters, digits and blanks (the server's From).
+_PLAIN_NAMED_ADDRESS = re.compile(
+    r'"[A-Za-z0-9 ]+" <[A-Za-z0-9.!#$%&\'*+/=?^_`{|}~-]+@[A-Za-z0-9.-]+>'
+)
 _PLAIN_TEXT = re.compile(r"[ -~]*")
 _ADDRESS_HEADERS = frozenset({"From", "To", "Reply-To"})
 #: RFC 5322's recommended line length, where the email package starts folding.
@@ -127,7 +141,8 @@ def _plain_header(name: str, value: str) -> bool:
     if not value or len(name) + 2 + len(value) > _FOLD_AT or "=?" in value:
         return False
     if name in _ADDRESS_HEADERS:
-        return _PLAIN_ADDRESS.fullmatch(value) is not None
+        return (_PLAIN_ADDRESS.fullmatch(value) is not None
+                or _PLAIN_NAMED_ADDRESS.fullmatch(value) is not None)
     return _PLAIN_TEXT.fullmatch(value) is not None and value == value.strip()
 
 
@@ -144,6 +159,7 @@ def compose_mail(
     loop_token: str,
     date: datetime,
     message_id: str | None = None,
+    html: str | None = None,
 ) -> ComposedMail:
     """``compose`` as the bytes the outbox stores, built directly when every header is
     plain ASCII that needs no encoding or folding (board mails, the common case), else
@@ -156,7 +172,7 @@ def compose_mail(
     found_id = next(value for name, value in headers if name == "Message-ID")
     text = _body_text(body)
     cte = _transfer_encoding(text)
-    if all(_plain_header(name, value) for name, value in headers):
+    if html is None and all(_plain_header(name, value) for name, value in headers):
         lines = [f"{name}: {value}" for name, value in headers]
         lines += ['Content-Type: text/plain; charset="utf-8"',
                   f"Content-Transfer-Encoding: {cte}", "MIME-Version: 1.0", ""]
@@ -170,10 +186,12 @@ def compose_mail(
                 payload += "\n"
         raw = ("\r\n".join(lines) + "\r\n" + payload.replace("\n", "\r\n")).encode("ascii")
         return ComposedMail(found_id, envelope_sender, recipient, raw)
-    message = EmailMessage(policy=default_policy)
-    for name, value in headers:
-        message[name] = value
-    message.set_content(text, subtype="plain", charset="utf-8", cte=cte)
+    # Anything else, and the multipart board mails with their picture, through the
+    # email package.
+    message = compose(sender=sender, to=to, subject=subject, body=body, reply_to=reply_to,
+                      in_reply_to=in_reply_to, references=references,
+                      auto_submitted=auto_submitted, loop_token=loop_token, date=date,
+                      message_id=found_id, html=html)
     return ComposedMail(found_id, envelope_sender, recipient,
                         message.as_bytes(policy=smtp_policy))
 

@@ -121,6 +121,12 @@ from hypothesis import strategies as st  # noqa: E402
 
 from abalone_pbm.mail.compose import compose_mail  # noqa: E402
 
+def _same_boundary(raw: bytes) -> bytes:
+    """A multipart mail with its (random) boundary replaced by a fixed one."""
+    found = re.search(rb'boundary="([^"]+)"', raw)
+    return raw.replace(found.group(1), b"BOUNDARY") if found else raw
+
+
 _texts = st.text(st.characters(blacklist_categories=("Cs",)), max_size=120)
 _ascii_lines = st.text(st.characters(min_codepoint=32, max_codepoint=126), max_size=90)
 
@@ -136,15 +142,33 @@ _ascii_lines = st.text(st.characters(min_codepoint=32, max_codepoint=126), max_s
     reply_to=st.sampled_from([None, "abalone+101.k3x9q7mf2a@example.org"]),
     answered=st.sampled_from([None, "<cmd@example.net>", "<" + "x" * 70 + "@example.net>"]),
     references=st.lists(st.sampled_from(["<a@b>", "<older.1@example.net>"]), max_size=3),
+    sender=st.sampled_from(["abalone@example.org", '"Abalone" <abalone@example.org>']),
+    html=st.sampled_from([None, "<!DOCTYPE html>\n<p>board</p>\n"]),
 )
 def test_outbox_bytes_are_those_of_the_email_package(subject, body, to, reply_to, answered,
-                                                     references):
-    arguments = dict(sender="abalone@example.org", to=to, subject=subject, body=body,
+                                                     references, sender, html):
+    arguments = dict(sender=sender, to=to, subject=subject, body=body, html=html,
                      reply_to=reply_to, in_reply_to=answered, references=references,
                      loop_token="abalone@example.org", date=WHEN,
                      message_id="<fixed.1@example.org>")
     composed = compose_mail(**arguments)
-    assert composed.raw == compose(**arguments).as_bytes(policy=smtp_policy)
+    assert _same_boundary(composed.raw) == _same_boundary(
+        compose(**arguments).as_bytes(policy=smtp_policy))
     assert composed.message_id == "<fixed.1@example.org>"
     assert composed.sender == "abalone@example.org"
     assert composed.recipient == "fred@example.net" if "fr.ed" not in to else True
+
+
+def test_a_board_mail_with_html_is_multipart_alternative_text_first():
+    text = "Summary of Abalone Board 101\n\n    A- o o o o o / 7\n"
+    page = "<!DOCTYPE html>\n<html><body><table><tr><td>o</td></tr></table></body></html>\n"
+    message = _mail(body=text, html=page)
+    assert message.get_content_type() == "multipart/alternative"
+    parts = list(message.iter_parts())
+    assert [p.get_content_type() for p in parts] == ["text/plain", "text/html"]
+    parsed = email.message_from_bytes(message.as_bytes(), policy=default_policy)
+    assert parsed.get_body(("plain",)).get_content() == text
+    assert parsed.get_body(("html",)).get_content() == page
+    # ASCII pages travel as 7bit: readable in any reader, no encoding overhead.
+    assert all(p["Content-Transfer-Encoding"] == "7bit" for p in parsed.iter_parts())
+    assert parsed["X-Loop"] and parsed["Message-ID"] and parsed["Auto-Submitted"]
