@@ -273,7 +273,7 @@ def test_tick_once(site: Harness, sqlite_url: str, tmp_path: Path,
     assert done.returncode == 0, done.stderr
     assert done.stdout == (
         "abalone-pbm tick: 0 reminders, 1 forfeit, 0 draws by unanswered proposals, "
-        "0 games ended by total time (2 active games looked at)\n"
+        "0 games ended by total time, 0 daily digests (2 active games looked at)\n"
     )
     with site.database.read() as session:
         rows = list(session.scalars(select(OutboxMail).where(OutboxMail.status == "pending")))
@@ -285,7 +285,7 @@ def test_tick_once(site: Harness, sqlite_url: str, tmp_path: Path,
     again = call("tick")
     assert again.stdout == (
         "abalone-pbm tick: 0 reminders, 0 forfeits, 0 draws by unanswered proposals, "
-        "0 games ended by total time (1 active game looked at)\n"
+        "0 games ended by total time, 0 daily digests (1 active game looked at)\n"
     )
 
 

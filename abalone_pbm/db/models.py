@@ -100,6 +100,13 @@ class User(Base):
     draws: Mapped[int] = mapped_column(Integer, default=0)
     reset_code_hash: Mapped[str | None] = mapped_column(String(255), default=None)
     reset_code_expires: Mapped[datetime | None] = mapped_column(UTCDateTime(), default=None)
+    #: "html": board mails carry a picture of the board as well; "text": text only.
+    mail_format: Mapped[str] = mapped_column(String(8), default="html", server_default="html")
+    #: One mail a day listing the boards awaiting this user's move (`digest ... on`).
+    digest: Mapped[bool] = mapped_column(Boolean, default=False, server_default="0")
+    digest_sent_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), default=None)
+    #: The result of every game that ends (`notify userid password` without boards).
+    notify_all: Mapped[bool] = mapped_column(Boolean, default=False, server_default="0")
 
     addresses: Mapped[list[Address]] = relationship(
         back_populates="user", cascade="all, delete-orphan", order_by="Address.id"
@@ -132,6 +139,8 @@ class Game(Base):
     #: Position text of the start, and of now.
     start_position: Mapped[str] = mapped_column(Text)
     position: Mapped[str] = mapped_column(Text)
+    #: The position before the last move (None when unknown), to mark that move.
+    previous_position: Mapped[str | None] = mapped_column(Text, default=None)
     ply: Mapped[int] = mapped_column(Integer, default=0)
     #: Bumped by every change; a writer that read an older version must retry.
     version: Mapped[int] = mapped_column(Integer, default=1)

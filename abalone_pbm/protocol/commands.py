@@ -148,6 +148,26 @@ class Vacation(Command):
 
 
 @dataclass(frozen=True)
+class Format(Command):
+    """``format userid password text|html``: board mails with a picture, or text only."""
+
+    name: ClassVar[str] = "format"
+    userid: str
+    password: str = field(repr=False)
+    html: bool = True
+
+
+@dataclass(frozen=True)
+class Digest(Command):
+    """``digest userid password on|off``: a daily mail of the boards awaiting a move."""
+
+    name: ClassVar[str] = "digest"
+    userid: str
+    password: str = field(repr=False)
+    on: bool = True
+
+
+@dataclass(frozen=True)
 class PasswordReset(Command):
     name: ClassVar[str] = "password reset"
     userid: str

@@ -60,6 +60,8 @@ from .commands import (
     Subscribe,
     Unsubscribe,
     Vacation,
+    Format,
+    Digest,
 )
 from .masking import mask_passwords
 from .registry import (
@@ -179,6 +181,26 @@ def _vacation(args: ArgumentReader, body: str) -> Command:
         raise args.fail(f'"{word}" is neither "on" nor "off"')
     args.done()
     return Vacation(userid, password, word.lower() == "on")
+
+
+def _format(args: ArgumentReader, body: str) -> Command:
+    userid = args.userid()
+    password = args.password()
+    word = args.take('"text" or "html"')
+    if word.lower() not in ("text", "html"):
+        raise args.fail(f'"{word}" is neither "text" nor "html"')
+    args.done()
+    return Format(userid, password, word.lower() == "html")
+
+
+def _digest(args: ArgumentReader, body: str) -> Command:
+    userid = args.userid()
+    password = args.password()
+    word = args.take('"on" or "off"')
+    if word.lower() not in ("on", "off"):
+        raise args.fail(f'"{word}" is neither "on" nor "off"')
+    args.done()
+    return Digest(userid, password, word.lower() == "on")
 
 
 def _password_reset(args: ArgumentReader, body: str) -> Command:
@@ -420,6 +442,8 @@ _HANDLERS: dict[str, Handler] = {
     "multiple": _multiple,
     "all show": _all_show,
     "vacation": _vacation,
+    "format": _format,
+    "digest": _digest,
     "password reset": _password_reset,
     "password set": _password_set,
     "abalone help": _game_help,
@@ -448,6 +472,10 @@ _HANDLERS: dict[str, Handler] = {
 assert set(_HANDLERS) == set(COMMANDS)
 
 
+#: Game commands about a player's own settings, also read without the game word.
+BARE_GAME_COMMANDS = frozenset({"limit", "notify", "seek", "accept", "reject"})
+
+
 def parse_command(subject: str, body: str = "") -> Command:
     """Read the command in a mail's Subject.
 
@@ -463,6 +491,11 @@ def parse_command(subject: str, body: str = "") -> Command:
         )
     lowered = [w.lower() for w in words]
     spec = match_spec(lowered)
+    if spec is None and lowered[0] in BARE_GAME_COMMANDS:
+        # A player's own settings need no board: "limit fred pw 0" is read as
+        # "abalone limit fred pw 0" (the server has one game).
+        words, lowered = [GAME_WORD, *words], [GAME_WORD, *lowered]
+        spec = match_spec(lowered)
     if spec is None:
         raise _unknown(words, lowered)
     start = matched_length(spec, lowered)

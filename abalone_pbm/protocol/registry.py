@@ -149,6 +149,24 @@ _SPECS = (
         secret=(1,),
     ),
     CommandSpec(
+        "format",
+        "format <userid> <password> text|html",
+        "board mails with a picture of the board, or text only",
+        "Board mails come with two versions: the text with the ASCII board, and a "
+        "picture of the board (HTML) that most mail programs show instead.  'text' "
+        "sends the text version only; 'html' (the default) both again.",
+        secret=(1,),
+    ),
+    CommandSpec(
+        "digest",
+        "digest <userid> <password> on|off",
+        "one mail a day with every board awaiting your move",
+        "With the digest on, you get one mail a day that lists every board where it is "
+        "your move, each with its diagram and its reply address.  The board mails of "
+        "each move still come as before.  'off' stops the digest.",
+        secret=(1,),
+    ),
+    CommandSpec(
         "password reset",
         "password reset <userid>",
         "forgot your password? get a one-time code",
@@ -308,7 +326,8 @@ _SPECS = (
         "abalone notify <userid> <password> [<board>...]",
         "the result of a game only",
         "With boards, you get only the final result of those games, not every move; "
-        "without boards, it lists the games you are notified about.",
+        "without boards, the result of every game that ends (as pbmserv).  "
+        "'abalone unsubscribe <userid> <password> all' stops them.",
         secret=(1,),
     ),
     CommandSpec(
@@ -316,8 +335,9 @@ _SPECS = (
         "abalone limit <userid> <password> [<N>|accept|reject]",
         "limit how many games you play",
         "Sets the number of games you play at most at one time (further challenges are "
-        "refused), or accepts or rejects all challenges; without a value it tells you "
-        "the current setting.",
+        "refused); 0 refuses every challenge that names you.  'accept' accepts every "
+        "challenge again, with no limit; 'reject' refuses them all.  Without a value it "
+        "tells you the current setting.  The word abalone may be left out.",
         secret=(1,),
     ),
     CommandSpec(
@@ -339,7 +359,8 @@ _SPECS = (
         "abalone seek <userid> <password> <N>",
         "look for opponents",
         "Puts you on the list of players looking for an N-player game (2 to 6).  As soon "
-        "as enough players are waiting, the game starts.",
+        "as enough players are waiting, the game starts.  Everyone sees who is "
+        "waiting in 'abalone games' and 'list'.  The word abalone may be left out.",
         secret=(1,),
     ),
 )

@@ -37,10 +37,13 @@ def new_game_mail(
     game: GameView, board: Board, *, recipient: str | None = None, marks: str | None = None
 ) -> tuple[str, str]:
     """``New Abalone Board 101 fred``: the players with their marks, the options, the
-    starting board and how to move.  ``game.challenger`` is named when set."""
+    starting board and how to move.  ``game.challenger`` is named when set; the body of
+    the challenge is the comment (`` **`` on the Subject)."""
     context = game_context(game, board, recipient=recipient, marks=marks)
     first = to_move(game, board) or game.players[0]
     subject = f"New Abalone Board {game.number} {first}"
+    if context["comment"] is not None:
+        subject += " **"
     return subject, render_body("new_game.txt", **context)
 
 

@@ -34,6 +34,8 @@ class Outgoing:
     body: str
     reply_to: str | None = None
     auto_submitted: str = "auto-replied"
+    #: The HTML part (a board picture); dropped for recipients who chose text only.
+    html: str | None = None
 
 
 @dataclass
@@ -51,6 +53,8 @@ class MailContext:
     references: list[str] = field(default_factory=list)
     inbox_id: int | None = None
     outgoing: list[Outgoing] = field(default_factory=list)
+    #: Whether an address gets HTML parts, looked up once per mail processed.
+    _html_wanted: dict[str, bool] = field(default_factory=dict)
 
     def send(self, mail: Outgoing) -> None:
         self.outgoing.append(mail)
@@ -69,6 +73,7 @@ class MailContext:
         *,
         skip: Iterable[str] = (),
         auto_submitted: str = "auto-replied",
+        html: str | None = None,
     ) -> set[str]:
         """One mail to every address of the users, each address once (none to those in
         ``skip``; robots have no address); returns the addresses written to."""
@@ -80,7 +85,8 @@ class MailContext:
                     continue
                 done.add(entry.address)
                 sent.add(entry.address)
-                self.send(Outgoing(entry.address, subject, body, auto_submitted=auto_submitted))
+                self.send(Outgoing(entry.address, subject, body,
+                                   auto_submitted=auto_submitted, html=html))
         return sent
 
     def reply_address(self, board: int, token: str) -> str:
@@ -99,6 +105,15 @@ class MailContext:
         self.outgoing.clear()
         return count
 
+    def wants_html(self, address: str) -> bool:
+        """Whether mail to ``address`` may carry an HTML part: no when any user with that
+        address chose ``format ... text``."""
+        key = address.strip().lower()
+        if key not in self._html_wanted:
+            users = repository.find_user_by_address(self.session, key)
+            self._html_wanted[key] = all(u.mail_format != "text" for u in users)
+        return self._html_wanted[key]
+
     def _compose(
         self, mail: Outgoing, answering: str | None, references: list[str]
     ) -> ComposedMail:
@@ -116,4 +131,5 @@ class MailContext:
             auto_submitted=mail.auto_submitted,
             loop_token=self.settings.address,
             date=self.now,
+            html=mail.html if mail.html and self.wants_html(mail.to) else None,
         )

@@ -28,7 +28,9 @@ from ..mail.decoding import extract_body_text
 from ..mail.guards import answer_address
 from . import mails, passwords
 from .context import CommandError, MailContext
-from .handlers import accounts, challenges, lists, moves, replies, resign, social, votes
+from .handlers import (
+    accounts, challenges, lists, moves, preferences, replies, resign, social, votes,
+)
 
 log = logging.getLogger(__name__)
 
@@ -168,7 +170,7 @@ def _handle_subject(ctx: MailContext) -> None:
     try:
         command = protocol.parse_command(subject, body)
     except protocol.CommandSyntaxError as error:
-        ctx.reply(*mails.error_mail(ctx, str(error), None))
+        ctx.send(mails.error_outgoing(ctx, str(error), None))
         return
     if isinstance(command, protocol.Multiple):
         _handle_multiple(ctx, command)
@@ -210,7 +212,7 @@ def _run(ctx: MailContext, action: Callable[[], None], *, quote: bool,
         savepoint.rollback()
         del ctx.outgoing[mark:]
         ctx.session.expire_all()
-        ctx.reply(*mails.error_mail(ctx, error.message, error.board, line=line))
+        ctx.send(mails.error_outgoing(ctx, error.message, error.board, line=line))
         return error.message
 
 
@@ -241,6 +243,9 @@ HANDLERS: dict[type, Handler] = {
     protocol.AcceptChallenge: challenges.accept_challenges,
     protocol.RejectChallenge: challenges.reject_challenges,
     protocol.Vacation: challenges.vacation,
+    # how mail comes
+    protocol.Format: preferences.mail_format,
+    protocol.Digest: preferences.digest,
     # moves
     protocol.Move: moves.move,
     protocol.Queue: moves.queue,

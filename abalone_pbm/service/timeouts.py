@@ -34,7 +34,7 @@ from ..db import repository
 from ..db.models import Game, Seat, User
 from ..db.session import Database
 from ..rules import Board, Outcome
-from . import mails
+from . import digest, mails
 from .context import MailContext, Outgoing
 from .games import GameOptions, load_board
 from .queries import proposal_votes, user_addresses
@@ -56,6 +56,7 @@ class TickSummary:
     forfeited: int = 0
     drawn: int = 0
     timed_out: int = 0
+    digests: int = 0
     failed: int = 0
     boards: list[int] = field(default_factory=list)
 
@@ -66,7 +67,8 @@ class TickSummary:
         text = (
             f"{n(self.nagged, 'reminder')}, {n(self.forfeited, 'forfeit')}, "
             f"{n(self.drawn, 'draw')} by unanswered proposals, "
-            f"{n(self.timed_out, 'game')} ended by total time "
+            f"{n(self.timed_out, 'game')} ended by total time, "
+            f"{n(self.digests, 'daily digest')} "
             f"({n(self.checked, 'active game')} looked at)"
         )
         if self.failed:
@@ -161,10 +163,12 @@ def _nag(ctx: MailContext, game: Game, board: Board, seat: Seat) -> None:
     subject, body = render.nag_mail(
         view, board, days=waiting.days, forfeit_in=max(left.days, 0), recipient=user.userid
     )
+    html = mails.board_page("nag", subject, view, board, recipient=user.userid, game=game,
+                            days=waiting.days, forfeit_in=max(left.days, 0))
     reply_to = ctx.reply_address(game.number, seat.reply_token)
     for address in user_addresses(user):
         ctx.send(Outgoing(address, subject, body, reply_to=reply_to,
-                          auto_submitted="auto-generated"))
+                          auto_submitted="auto-generated", html=html))
     game.last_nag_at = ctx.now
 
 
@@ -308,4 +312,7 @@ def tick(database: Database, now: datetime, settings: Settings) -> TickSummary:
         else:
             summary.timed_out += 1
         log.info("tick: board %d: %s", number, done)
+    # The daily digests come after the clock's own work, so they list the boards as
+    # they stand after any forfeit.
+    summary.digests = digest.run(database, now, settings)
     return summary

@@ -52,6 +52,8 @@ def record_move(
     assert session is not None, "record_move needs a game loaded in a session"
     session.add(record)
     game.ply += 1
+    # The position before this move, to mark the move in the board picture.
+    game.previous_position = game.position
     game.position = board.position()
     game.updated_at = now
     game.turn_started_at = now

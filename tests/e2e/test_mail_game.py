@@ -18,7 +18,8 @@ PASSWORDS = {"fred": "Choc0late", "wilma": "vanilla-Sky"}
 
 
 def _body(message) -> str:  # type: ignore[no-untyped-def]
-    return message.get_content()
+    """The text part (board mails are multipart/alternative with an HTML part)."""
+    return message.get_body(("plain",)).get_content()
 
 
 def _signup_both(server: LiveServer) -> None:

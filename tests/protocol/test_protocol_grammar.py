@@ -145,7 +145,7 @@ def test_game_commands(subject: str, expected: p.Command) -> None:
 
 
 def test_every_registered_command_is_covered_by_a_handler_and_has_help() -> None:
-    assert len(p.COMMANDS) == 37
+    assert len(p.COMMANDS) == 39
     for spec in p.COMMANDS.values():
         assert spec.syntax.startswith(spec.name)
         assert spec.summary and len(spec.description) > 20
@@ -409,3 +409,14 @@ def test_multiple_skips_attributions_and_old_mail() -> None:
         "abalone resign 102 fred pw\n"
     )
     assert p.multiple_lines(body) == ["abalone show 101", "signoff fred pw"]
+
+
+def test_a_players_own_settings_need_not_begin_with_the_game_word() -> None:
+    from abalone_pbm.protocol import AcceptChallenge, Limit, Notify, Seek, parse_command
+
+    assert parse_command("limit wilma pw 0") == Limit("wilma", "pw", 0)
+    assert isinstance(parse_command("notify wilma pw"), Notify)
+    assert parse_command("seek wilma pw 2") == Seek("wilma", "pw", 2)
+    assert isinstance(parse_command("accept wilma pw"), AcceptChallenge)
+    # Commands about a board still need it.
+    assert 'begin with the word "abalone"' in error_for("move 101 fred pw c3-c5,d4").message

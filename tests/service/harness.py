@@ -36,6 +36,12 @@ class Sent:
     message: EmailMessage
 
     @property
+    def html(self) -> str | None:
+        """The HTML part of a multipart/alternative mail, None for text only."""
+        part = self.message.get_body(("html",))
+        return None if part is None else str(part.get_content())
+
+    @property
     def reply_to(self) -> str | None:
         value = self.message["Reply-To"]
         return str(value) if value else None
@@ -103,7 +109,9 @@ class Harness:
             )
             for row in rows:
                 message = email.message_from_bytes(bytes(row.raw), policy=email.policy.default)
-                out.append(Sent(row.recipient, str(message["Subject"]), message.get_content(), message))
+                text = message.get_body(("plain",))
+                assert text is not None, "every mail has a text/plain part"
+                out.append(Sent(row.recipient, str(message["Subject"]), text.get_content(), message))
                 row.status = "sent"
         return out
 

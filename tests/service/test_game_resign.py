@@ -92,8 +92,16 @@ def test_resignation_out_of_turn_waits_for_the_turn(harness: Harness) -> None:
     assert [(s.to, s.subject) for s in sent] == [(BARNEY_AT, "Abalone Board 101 resignation")]
     assert "takes effect when your turn comes" in text(sent[0])
     assert game(harness).seats[2].resign_pending
+    assert "send the same resign again" in text(sent[0])
+    # A second resign before the turn comes takes the first back ...
     sent = harness.mail(BARNEY_AT, "abalone resign 101 barney pw3")
-    assert "already waiting for your turn" in text(sent[0])
+    assert [(s.to, s.subject) for s in sent] == [
+        (BARNEY_AT, "Abalone Board 101 resignation cancelled")]
+    assert "you play on" in text(sent[0])
+    assert not game(harness).seats[2].resign_pending
+    # ... and a third one is a resignation again.
+    harness.mail(BARNEY_AT, "abalone resign 101 barney pw3")
+    assert game(harness).seats[2].resign_pending
     move(harness, "fred", "pw1", THREE[3])
     sent = move(harness, "wilma", "pw2", THREE[4])
     # barney's turn came: he resigned, and it is fred's turn again.
@@ -147,3 +155,14 @@ def test_a_player_whose_resignation_waits_still_votes(harness: Harness) -> None:
     sent = harness.mail(WILMA_AT, "abalone move 101 wilma pw2 accept")
     assert subjects(sent) == {"Abalone Board 101"}
     assert game(harness).status == "finished" and game(harness).winners == ""
+
+
+def test_a_cancelled_resignation_leaves_the_player_in_the_game(harness: Harness) -> None:
+    two_players(harness)
+    first_round(harness)
+    harness.mail(WILMA_AT, "abalone resign 101 wilma pw2")  # fred is to move
+    harness.mail(WILMA_AT, "abalone resign 101 wilma pw2")  # taken back
+    sent = move(harness, "fred", "pw1", FRED[1])
+    assert subjects(sent) == {"Abalone Board 101 wilma"}
+    sent = move(harness, "wilma", "pw2", WILMA[1])
+    assert subjects(sent) == {"Abalone Board 101 fred"}

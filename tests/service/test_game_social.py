@@ -111,18 +111,37 @@ def test_notify_sends_only_the_result(harness: Harness) -> None:
         (BETTY_AT, "abalone notify betty xx 101", "Invalid password entered"),
         (BETTY_AT, "abalone notify betty pw4 soon", "is not a board number"),
     ])
-    sent = harness.mail(BETTY_AT, "abalone notify betty pw4")
-    assert "the results of these boards: none" in text(sent[0])
     sent = harness.mail(BETTY_AT, "abalone notify betty pw4 101")
     assert "betty will be told the result of board 101" in text(sent[0])
     first_round(harness)
     sent = move(harness, "fred", "pw1", FRED[1])
     assert BETTY_AT not in {s.to for s in sent}
-    sent = harness.mail(BETTY_AT, "abalone notify betty pw4")
-    assert "the results of these boards: 101." in text(sent[0])
     sent = harness.mail(WILMA_AT, "abalone resign 101 wilma pw2")
     assert only(sent, BETTY_AT).subject == "Abalone Board 101"
     assert "fred wins" in text(only(sent, BETTY_AT))
+
+
+def test_notify_without_boards_sends_the_result_of_every_game(harness: Harness) -> None:
+    with_betty(harness)
+    sent = harness.mail(BETTY_AT, "notify betty pw4")
+    assert "betty will be told the result of every game" in text(only(sent, BETTY_AT))
+    harness.mail(FRED_AT, "abalone challenge fred wilma")  # board 102, started later
+    for number in (101, 102):
+        for userid, password, played in (("fred", "pw1", FRED[0]), ("wilma", "pw2", WILMA[0]),
+                                          ("fred", "pw1", FRED[1])):
+            sent = move(harness, userid, password, played, board=number)
+            assert BETTY_AT not in {s.to for s in sent}  # no mail for each move
+        sent = harness.mail(WILMA_AT, f"abalone resign {number} wilma pw2")
+        result = only(sent, BETTY_AT)
+        assert result.subject == f"Abalone Board {number}" and "fred wins" in text(result)
+        assert result.reply_to is None
+    harness.mail(BETTY_AT, "abalone unsubscribe betty pw4 all")
+    harness.mail(FRED_AT, "abalone challenge fred wilma")
+    for userid, password, played in (("fred", "pw1", FRED[0]), ("wilma", "pw2", WILMA[0]),
+                                      ("fred", "pw1", FRED[1])):
+        move(harness, userid, password, played, board=103)
+    sent = harness.mail(WILMA_AT, "abalone resign 103 wilma pw2")
+    assert "fred wins" in text(only(sent, FRED_AT)) and BETTY_AT not in {s.to for s in sent}
 
 
 # ----------------------------------------------------------------- challenges
@@ -135,11 +154,17 @@ def test_limit_accept_and_reject(harness: Harness) -> None:
     assert "at most 1 active games" in text(sent[0])
     sent = harness.mail(BETTY_AT, "abalone challenge betty fred")
     assert "fred already plays 1 games, the most they accept" in text(sent[0])
-    harness.mail(FRED_AT, "abalone limit fred pw1 0")
+    # pbmserv: a limit of 0 refuses every challenge naming fred (bare "limit" works too).
+    sent = harness.mail(FRED_AT, "limit fred pw1 0")
+    assert "fred refuses every challenge (limit 0)" in text(sent[0])
+    sent = harness.mail(BETTY_AT, "abalone challenge betty fred")
+    assert [s.to for s in sent] == [BETTY_AT]
+    assert "fred does not accept challenges at the moment (limit 0)" in text(sent[0])
+    harness.mail(FRED_AT, "abalone limit fred pw1 accept")
     sent = harness.mail(BETTY_AT, "abalone challenge betty fred")
     assert only(sent, FRED_AT).subject == "New Abalone Board 102 betty"
     sent = harness.mail(FRED_AT, "abalone limit fred pw1 reject")
-    assert "fred refuses all challenges" in text(sent[0])
+    assert "fred refuses every challenge" in text(sent[0])
     sent = harness.mail(BETTY_AT, "abalone challenge betty fred")
     assert "fred does not accept challenges" in text(sent[0])
     sent = harness.mail(FRED_AT, "abalone accept fred pw1")
@@ -147,7 +172,7 @@ def test_limit_accept_and_reject(harness: Harness) -> None:
     sent = harness.mail(BETTY_AT, "abalone challenge betty fred")
     assert only(sent, FRED_AT).subject == "New Abalone Board 103 betty"
     sent = harness.mail(FRED_AT, "abalone reject fred pw1")
-    assert "fred refuses all challenges" in text(sent[0])
+    assert "fred refuses every challenge" in text(sent[0])
     assert "abalone accept fred <password>" in text(sent[0])
     sent = harness.mail(BETTY_AT, "abalone challenge betty fred")
     assert "does not accept challenges" in text(sent[0])
@@ -174,6 +199,12 @@ def test_seek_starts_a_game_when_enough_players_seek(harness: Harness) -> None:
     sent = harness.mail(WILMA_AT, "abalone seek wilma pw 3")
     assert "Also waiting: fred" in text(sent[0])
     assert games(harness) == []
+    # Everyone sees who is waiting: in the games list and the list of players.
+    listed = text(only(harness.mail("barney@example.org", "abalone games"),
+                       "barney@example.org"))
+    assert "Looking for a game (abalone seek): fred a 3-player game wilma a 3-player" in listed
+    players = text(only(harness.mail("barney@example.org", "list"), "barney@example.org"))
+    assert "seeks a 3-player game" in players
     sent = harness.mail("barney@example.org", "abalone seek barney pw 3")
     assert subjects(sent) == {"New Abalone Board 101 fred"}
     assert sorted(s.to for s in sent) == ["barney@example.org", FRED_AT, WILMA_AT]

@@ -25,11 +25,17 @@ from ..queries import authenticate, find_user, on_turn, sender_userid, user_addr
 
 # ------------------------------------------------------------------------ challenge
 def challenge(ctx: MailContext, c: protocol.Challenge) -> None:
-    start_game(ctx, dict(c.options), list(c.userids))
+    start_game(ctx, dict(c.options), list(c.userids),
+               comment=protocol.extract_comment(ctx.body).strip())
 
 
-def start_game(ctx: MailContext, raw_options: dict[str, str | bool], userids: list[str]) -> Game:
-    """A new game of the users named (in seat order), and its first board mails."""
+def start_game(
+    ctx: MailContext, raw_options: dict[str, str | bool], userids: list[str], *,
+    comment: str = "",
+) -> Game:
+    """A new game of the users named (in seat order), and its first board mails;
+    ``comment`` (the body of the challenge) is shown under the board, signed by the
+    challenger, with `` **`` on the Subject."""
     if not 2 <= len(userids) <= 6:
         raise CommandError("A challenge names 2 to 6 players")
     lowered = [u.lower() for u in userids]
@@ -42,6 +48,7 @@ def start_game(ctx: MailContext, raw_options: dict[str, str | bool], userids: li
     number = repository.next_board_number(ctx.session)
     start = start_position_for(options, len(users))
     now = ctx.now
+    challenger = sender_userid(ctx)
     game = Game(
         number=number,
         layout=options.layout,
@@ -51,7 +58,7 @@ def start_game(ctx: MailContext, raw_options: dict[str, str | bool], userids: li
         position=start,
         ply=0,
         status="active",
-        challenger=sender_userid(ctx),
+        challenger=challenger,
         created_at=now,
         updated_at=now,
         turn_started_at=now,
@@ -62,11 +69,12 @@ def start_game(ctx: MailContext, raw_options: dict[str, str | bool], userids: li
     ctx.session.flush()
     watchers = _add_automatic_observers(ctx, game, users)
     board = load_board(game)
-    recipients = new_game_mails(ctx, game, board)
-    recipients |= watcher_new_game_mails(ctx, game, board, watchers, recipients)
+    said = render.Comment(challenger or "The challenger", comment) if comment else None
+    recipients = new_game_mails(ctx, game, board, comment=said)
+    recipients |= watcher_new_game_mails(ctx, game, board, watchers, recipients, comment=said)
     player_addresses = {a for u in users for a in user_addresses(u)}
     if ctx.sender.lower() not in player_addresses and ctx.sender.lower() not in recipients:
-        ctx.send(challenge_confirmation(ctx, game, board))
+        ctx.send(challenge_confirmation(ctx, game, board, comment=said))
     return game
 
 
@@ -97,6 +105,8 @@ def check_accepts_challenges(ctx: MailContext, user: User) -> None:
             f"{user.userid} is on vacation and cannot be challenged until back; "
             "try again later"
         )
+    if user.game_limit == 0:
+        raise CommandError(f"{user.userid} does not accept challenges at the moment (limit 0)")
     if user.game_limit is not None:
         playing = ctx.session.scalar(
             select(func.count(Seat.id))
@@ -160,31 +170,40 @@ def _active_count(ctx: MailContext, user: User) -> int:
 
 
 def _settings_text(ctx: MailContext, user: User) -> str:
+    playing = f"{user.userid} plays {_active_count(ctx, user)} active games now."
+    if not user.accepts_challenges or user.game_limit == 0:
+        why = " (limit 0)" if user.accepts_challenges else ""
+        return (f"{user.userid} refuses every challenge{why}; {playing}  Send "
+                f'"abalone limit {user.userid} <password> accept" to accept challenges '
+                "again.")
     limit = (f"at most {user.game_limit} active games" if user.game_limit is not None
              else "no limit on the number of games")
-    accepts = "accepts challenges" if user.accepts_challenges else "refuses all challenges"
-    return (f"{user.userid} {accepts}, with {limit}; {user.userid} plays "
-            f"{_active_count(ctx, user)} active games now.")
+    return f"{user.userid} accepts challenges, with {limit}; {playing}"
 
 
 def limit(ctx: MailContext, c: protocol.Limit) -> None:
     user = authenticate(ctx, c.userid, c.password)
     if c.value == "accept":
         user.accepts_challenges = True
+        user.game_limit = None
     elif c.value == "reject":
         user.accepts_challenges = False
     elif isinstance(c.value, int):
-        user.game_limit = c.value or None
+        # pbmserv: a limit of 0 refuses every challenge that names this user.
+        user.game_limit = c.value
     text = _settings_text(ctx, user)
     if c.value is None:
-        text += (f'\n\n"abalone limit {user.userid} <password> N" sets a limit (0: none), '
-                 '"... accept" or "... reject" accepts or refuses challenges.')
+        text += (f'\n\n"abalone limit {user.userid} <password> N" plays at most N games '
+                 '(0: refuses every challenge), "... accept" accepts every challenge '
+                 'again (no limit), "... reject" refuses them all.')
     answer(ctx, "Abalone limit", text)
 
 
 def accept_challenges(ctx: MailContext, c: protocol.AcceptChallenge) -> None:
     user = authenticate(ctx, c.userid, c.password)
     user.accepts_challenges = True
+    if user.game_limit == 0:
+        user.game_limit = None
     answer(ctx, "Abalone accept", _settings_text(ctx, user))
 
 

@@ -14,11 +14,13 @@ from sqlalchemy import select
 
 from ... import protocol, render
 from ...db import repository
-from ...db.models import Game, Seat, User
+from ...db.models import Game, Seat, Seek, User
 from ...render import PlayerLine, player_table
 from ..context import CommandError, MailContext, Outgoing
 from ..games import load_board, seat_number, winners_of
-from ..mails import answer, game_view, games_list, help_mail, show_mail, text_answer
+from ..mails import (
+    answer, board_page, game_view, games_list, help_mail, page_kind, show_mail, text_answer,
+)
 from ..queries import authenticate, find_user, load_game, on_turn, player_seat
 from ..ratings import PROVISIONAL_GAMES
 
@@ -97,11 +99,14 @@ def show_as(ctx: MailContext, c: protocol.ShowAs) -> None:
     for game in found[:MAX_BOARDS]:
         seat = player_seat(game, user)
         view = game_view(ctx, game)
-        subject, body = render.board_mail(view, load_board(game), recipient=user.userid)
+        board = load_board(game)
+        subject, body = render.board_mail(view, board, recipient=user.userid)
+        html = board_page(page_kind(render.board_mail, view, board), subject, view, board,
+                          recipient=user.userid, game=game)
         reply_to = None
         if game.status == "active" and not seat.resigned:
             reply_to = ctx.reply_address(game.number, seat.reply_token)
-        ctx.send(Outgoing(ctx.sender, subject, body, reply_to=reply_to))
+        ctx.send(Outgoing(ctx.sender, subject, body, reply_to=reply_to, html=html))
 
 
 # ------------------------------------------------------------------ lists of games
@@ -122,7 +127,12 @@ def games(ctx: MailContext, c: protocol.Games) -> None:
             select(Seat.id).where(on_seat, Seat.user_id.in_([u.id for u in users])).exists()
         )
     found = list(ctx.session.scalars(query))
-    ctx.send(games_list(ctx, found, users, selection))
+    # Who is looking for a game (`seek`) is shown with the games, as pbmserv does.
+    seeks = select(Seek).order_by(Seek.players, Seek.created_at, Seek.id)
+    if users:
+        seeks = seeks.where(Seek.user_id.in_([u.id for u in users]))
+    seeking = [(s.user.userid, s.players) for s in ctx.session.scalars(seeks)]
+    ctx.send(games_list(ctx, found, users, selection, seeking=seeking))
 
 
 def _select_games(ctx: MailContext, users: Sequence[User], selection: str) -> list[Game]:
@@ -195,12 +205,17 @@ def list_users(ctx: MailContext, _command: protocol.List | None = None) -> None:
     if users:
         lines.append(f"  {'userid':<20} {'rating':>7} {'games':>5}  {'won':>4} {'lost':>4} "
                      f"{'drawn':>5}  notes")
+    seeking: dict[int, list[int]] = {}
+    for seek in ctx.session.scalars(select(Seek).order_by(Seek.players)):
+        seeking.setdefault(seek.user_id, []).append(seek.players)
     for user in users:
         notes = []
         if user.robot is not None:
             notes.append("computer player")
         if user.vacation:
             notes.append("on vacation")
+        for players in seeking.get(user.id, []):
+            notes.append(f"seeks a {players}-player game")
         provisional = "*" if user.rated_games < 20 else " "
         lines.append(
             f"  {user.userid:<20} {round(user.rating):>6}{provisional} {user.rated_games:>5}  "
@@ -212,8 +227,12 @@ def list_users(ctx: MailContext, _command: protocol.List | None = None) -> None:
         lines += [
             "",
             "* provisional rating (fewer than 20 rated games).",
-            "Players on vacation cannot be challenged until they are back; "
-            '"help robots" describes the computer players.',
+            render.wrap_text(
+                "Players on vacation cannot be challenged until they are back; "
+                '"help robots" describes the computer players.  A player who seeks a '
+                'game starts one with the next who sends "abalone seek <userid> '
+                '<password> <N>" for the same number of players.'
+            ),
         ]
     text_answer(ctx, "Abalone players", "\n".join(lines))
 

@@ -21,9 +21,9 @@ from ...db.models import Game, User
 from ...render import preview_mail
 from ...rules import Board, Move, MoveError, Rules
 from ...rules.notation import read_cells
-from ..context import CommandError, MailContext
+from ..context import CommandError, MailContext, Outgoing
 from ..games import board_at, load_board
-from ..mails import answer, game_view
+from ..mails import answer, board_page, game_view
 from ..queries import authenticate_for, load_game, playing_seat
 from ..turns import after_move, record_move
 
@@ -168,8 +168,7 @@ def submit(ctx: MailContext, c: protocol.Submit) -> None:
         '<password>"; a comment in the body of that mail goes with the move.  A new '
         "submit replaces this one."
     )
-    ctx.reply(*preview_mail(f"Abalone Board {game.number} submitted", title, view, board,
-                            footer))
+    _preview_reply(ctx, f"Abalone Board {game.number} submitted", title, view, board, footer)
 
 
 def confirm(ctx: MailContext, c: protocol.Confirm) -> None:
@@ -231,7 +230,16 @@ def preview(ctx: MailContext, c: protocol.Preview) -> None:
     title += ".  Nothing is played."
     view = _with_moves(view, played)
     footer = 'To try other moves, send another "abalone preview".'
-    ctx.reply(*preview_mail(subject, title, view, board, footer))
+    _preview_reply(ctx, subject, title, view, board, footer)
+
+
+def _preview_reply(ctx: MailContext, subject: str, title: str, view: render.GameView,
+                   board: Board, footer: str) -> None:
+    """A position not played, as text and as a picture."""
+    subject, body = preview_mail(subject, title, view, board, footer)
+    html = board_page("preview", subject, view, board, recipient=None, game=None,
+                      title=title, footer=footer)
+    ctx.send(Outgoing(ctx.sender, subject, body, html=html))
 
 
 def _with_moves(view: render.GameView, moves: Sequence[tuple[int, int, str]]) -> render.GameView:

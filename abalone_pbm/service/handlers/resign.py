@@ -14,7 +14,7 @@ from ...db.models import Game, Seat, User
 from ...render import answer_mail, wrap_text
 from ..context import CommandError, MailContext
 from ..games import GameOptions, load_board, new_reply_token, recent_moves, start_position_for
-from ..mails import game_view, player_mails
+from ..mails import board_page, game_view, player_mails
 from ..queries import authenticate_for, load_game, observers_of, player_seat, require_active
 from ..turns import after_move, resign_seat
 
@@ -31,9 +31,15 @@ def resign_player(ctx: MailContext, game: Game, user: User, comment: str = "") -
     if seat.resigned:
         raise CommandError("You have already resigned from this game", board=game.number)
     if seat.resign_pending:
-        raise CommandError(
-            "Your resignation is already waiting for your turn", board=game.number
-        )
+        # pbmserv: a second resign before the turn comes takes the first one back.
+        seat.resign_pending = False
+        game.updated_at = ctx.now
+        ctx.reply(*answer_mail(
+            f"Abalone Board {game.number} resignation cancelled",
+            f"{user.userid}, your waiting resignation from board {game.number} is "
+            "cancelled: you play on.  Nobody else was told of it.",
+        ))
+        return
     if game.ply < game.players:
         withdraw(ctx, game, seat, comment)
         return
@@ -47,7 +53,8 @@ def resign_player(ctx: MailContext, game: Game, user: User, comment: str = "") -
             f"Abalone Board {game.number} resignation",
             f"{user.userid}, your resignation from board {game.number} is noted.  It "
             "is not your move, so it takes effect when your turn comes; the other "
-            "players are told then.",
+            "players are told then.  To take it back, send the same resign again "
+            "before your turn comes.",
         )
         ctx.reply(subject, body)
         return
@@ -115,7 +122,8 @@ def withdraw(ctx: MailContext, game: Game, seat: Seat, comment: str = "") -> Non
     view = game_view(ctx, game, comment_by=user, comment=comment, notices=notices)
     sent = player_mails(ctx, game, board, view, render.new_game_mail)
     subject, body = render.new_game_mail(view, board, recipient=None)
-    ctx.send_to_users([user], subject, body, skip=sent)
+    html = board_page("new_game", subject, view, board, recipient=None, game=game)
+    ctx.send_to_users([user], subject, body, skip=sent, html=html)
 
 
 def _remove_game(ctx: MailContext, game: Game, user: User, comment: str) -> None:

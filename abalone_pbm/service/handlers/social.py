@@ -19,10 +19,10 @@ from ... import protocol, render
 from ...db import repository
 from ...db.models import Game, Observer, User
 from ...render import chat_mail
-from ..context import CommandError, MailContext
+from ..context import CommandError, MailContext, Outgoing
 from ..counters import read_counter, touch_counter
 from ..games import load_board, seat_of
-from ..mails import answer, game_view, text_answer, when
+from ..mails import answer, board_page, game_view, page_kind, text_answer, when
 from ..queries import (
     authenticate,
     authenticate_for,
@@ -85,20 +85,25 @@ def subscribe(ctx: MailContext, c: protocol.Subscribe) -> None:
         f"{user.userid} now watches board {game.number}: you get a copy of every board "
         "mail of this game."
     ])
-    ctx.reply(*render.board_mail(view, load_board(game), recipient=user.userid))
+    board = load_board(game)
+    subject, body = render.board_mail(view, board, recipient=user.userid)
+    html = board_page(page_kind(render.board_mail, view, board), subject, view, board,
+                      recipient=user.userid, game=game)
+    ctx.send(Outgoing(ctx.sender, subject, body, html=html))
 
 
 def unsubscribe(ctx: MailContext, c: protocol.Unsubscribe) -> None:
     if c.board == "all":
         user = authenticate(ctx, c.userid, c.password)
         user.subscribe_all = False
+        user.notify_all = False
         watched = list(ctx.session.scalars(select(Observer).where(Observer.user_id == user.id)))
         for each in watched:
             ctx.session.delete(each)
         count = f"{len(watched)} {'board' if len(watched) == 1 else 'boards'}"
         answer(ctx, "Abalone unsubscribe all",
                 f"{user.userid} no longer watches any board (you watched {count}), and "
-                "new boards are no longer sent to you.")
+                "neither new boards nor the results of other games are sent to you.")
         return
     game = load_game(ctx, c.board, for_update=False)
     user = authenticate_for(ctx, game, c.userid, c.password)
@@ -113,16 +118,13 @@ def unsubscribe(ctx: MailContext, c: protocol.Unsubscribe) -> None:
 def notify(ctx: MailContext, c: protocol.Notify) -> None:
     user = authenticate(ctx, c.userid, c.password)
     if not c.boards:
-        numbers = list(ctx.session.scalars(
-            select(Game.number)
-            .join(Observer, Observer.game_id == Game.id)
-            .where(Observer.user_id == user.id, Observer.results_only.is_(True))
-            .order_by(Game.number)
-        ))
-        listed = ", ".join(str(n) for n in numbers) if numbers else "none"
+        # pbmserv: notify without boards means the results of every game.
+        user.notify_all = True
         answer(ctx, "Abalone notify",
-                f"{user.userid} is told the results of these boards: {listed}.\n\n"
-                f'"abalone notify {user.userid} <password> <board>..." adds boards.')
+                f"{user.userid} will be told the result of every game that ends from now on "
+                "(one mail per game, none for each move).  "
+                f'"abalone unsubscribe {user.userid} <password> all" stops it; '
+                f'"abalone notify {user.userid} <password> <board>..." names single boards.')
         return
     for number in dict.fromkeys(c.boards):
         game = load_game(ctx, number, for_update=False)
