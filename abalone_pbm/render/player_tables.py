@@ -40,13 +40,14 @@ def _table_rows(players: Sequence[PlayerLine]) -> list[str]:
         f"  {'W':>4}  {'D':>4}  {'L':>4}"
     ]
     for rank, p in enumerate(players, start=1):
+        # Short marks keep a row within 72 columns; the legend under the table says them.
         marks = []
         if p.provisional:
-            marks.append("provisional")
+            marks.append("P")
         if p.robot:
-            marks.append("computer player")
+            marks.append("C")
         rows.append(
             f"  {rank:>4}  {p.userid.ljust(width)}  {round(p.rating):>6}  {p.games:>5}"
-            f"  {p.wins:>4}  {p.draws:>4}  {p.losses:>4}  {', '.join(marks)}".rstrip()
+            f"  {p.wins:>4}  {p.draws:>4}  {p.losses:>4}  {' '.join(marks)}".rstrip()
         )
     return rows

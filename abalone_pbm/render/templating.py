@@ -14,7 +14,7 @@ import jinja2
 
 import abalone_pbm
 
-from .text import and_list, plural, tidy, wrap_text
+from .text import and_list, hang, plural, tidy, wrap_text
 
 
 def template_dirs() -> list[Path]:
@@ -40,6 +40,7 @@ def environment() -> jinja2.Environment:
         lstrip_blocks=True,
     )
     env.filters["wrap"] = wrap_text
+    env.filters["hang"] = hang
     env.filters["and_list"] = and_list
     env.filters["plural"] = plural
     return env

@@ -49,6 +49,15 @@ def wrap_text(text: str, width: int = 72, indent: str = "") -> str:
     return "\n\n".join(out)
 
 
+def hang(text: str, first: str = "", rest: str = "      ", width: int = 72) -> str:
+    """One entry of a list, filled to ``width``: ``first`` before its first line,
+    ``rest`` before the others (a usage line, a robot's description)."""
+    return textwrap.fill(
+        text.strip(), width, initial_indent=first, subsequent_indent=rest,
+        break_long_words=False, break_on_hyphens=False,
+    )
+
+
 def plural(count: int, word: str, plural: str | None = None) -> str:
     """``1 day``, ``3 days``; ``plural`` when adding an s is wrong."""
     return f"{count} {word if count == 1 else plural or word + 's'}"

@@ -52,6 +52,8 @@ class MailContext:
     message_id: str | None = None
     references: list[str] = field(default_factory=list)
     inbox_id: int | None = None
+    #: The Subject began with a reply prefix (Re:, AW:, ...): an answer to some mail.
+    is_reply: bool = False
     outgoing: list[Outgoing] = field(default_factory=list)
     #: Whether an address gets HTML parts, looked up once per mail processed.
     _html_wanted: dict[str, bool] = field(default_factory=dict)

@@ -11,6 +11,7 @@ transaction as the change that caused it.
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Callable
 from contextlib import AbstractContextManager
 from datetime import datetime
@@ -23,11 +24,13 @@ from sqlalchemy.orm import Session
 
 from .. import protocol
 from ..config import Settings
+from ..db import repository
 from ..db.models import InboxMail, User
 from ..mail.decoding import extract_body_text
 from ..mail.guards import answer_address
 from . import mails, passwords
 from .context import CommandError, MailContext
+from .queries import recipient_userid
 from .handlers import (
     accounts, challenges, lists, moves, preferences, replies, resign, social, votes,
 )
@@ -56,7 +59,8 @@ def _context(
     sender = answer_address(message, mail.envelope_from)
     message_id = (message.get("Message-ID") or "").strip() or None
     references = (message.get("References") or "").split()
-    subject = protocol.strip_subject_prefixes(str(message.get("Subject") or ""))
+    raw_subject = str(message.get("Subject") or "")
+    subject = protocol.strip_subject_prefixes(raw_subject)
     body = extract_body_text(message)
     return MailContext(
         session=session,
@@ -68,6 +72,7 @@ def _context(
         message_id=message_id,
         references=references,
         inbox_id=mail.id,
+        is_reply=bool(_REPLY_PREFIX.match(raw_subject)),
     )
 
 
@@ -170,12 +175,65 @@ def _handle_subject(ctx: MailContext) -> None:
     try:
         command = protocol.parse_command(subject, body)
     except protocol.CommandSyntaxError as error:
+        if _answer_reply_to_our_mail(ctx, subject):
+            return
         ctx.send(mails.error_outgoing(ctx, str(error), None))
         return
     if isinstance(command, protocol.Multiple):
         _handle_multiple(ctx, command)
         return
     _run(ctx, lambda: dispatch(ctx, command), quote=True)
+
+
+#: A mail program's mark of an answer (English, German, Scandinavian, Dutch).
+_REPLY_PREFIX = re.compile(r"^\s*(?:re|aw|sv|antw)\s*(?:\[\d+\])?\s*:", re.IGNORECASE)
+
+#: The Subject of one of the server's own mails, as a mail program quotes it in a reply
+#: (``Re:`` is gone already): board mails, reminders, errors, digests, answers.
+_OUR_SUBJECT = re.compile(
+    r"^(?:new\s+|nag:\s+)?abalone\s+(?:board\s+(?P<board>\d+)\b|[a-z]+)", re.IGNORECASE
+)
+
+
+def _answer_reply_to_our_mail(ctx: MailContext, subject: str) -> bool:
+    """A reply sent to the server's own address (not to a board's reply address) to one
+    of its mails: say what happened and how to go on, instead of "unknown command".
+    Such a reply never moves (only a reply address stands for a player without a
+    password), but an error about a board comes from the player's reply address, so
+    answering it with the move works."""
+    found = _OUR_SUBJECT.match(subject.strip())
+    if found is None or not ctx.is_reply:
+        return False
+    line = protocol.first_reply_line(ctx.body) or ""
+    number = int(found.group("board")) if found.group("board") else None
+    game = repository.get_game(ctx.session, number) if number is not None else None
+    if game is not None and recipient_userid(ctx, game) is not None:
+        userid = recipient_userid(ctx, game)
+        message = (
+            f"Your mail came to {ctx.settings.address}, the server's own address, not to "
+            f"your reply address for board {game.number}, so it was not read as a move.  "
+            "Reply to this mail instead: it comes from your reply address for board "
+            f"{game.number}, and a reply with your move (or resign, propose, undo, accept, "
+            "reject, show) on the first line is played without a password.  Or send the "
+            f'Subject "abalone move {game.number} {userid} <password> <move>".'
+        )
+        ctx.send(mails.error_outgoing(ctx, message, game.number))
+        return True
+    hint = ""
+    if protocol.looks_like_move(line):
+        hint = (
+            "  To move, reply to the latest board mail of that game (it comes from the "
+            'board\'s own reply address), or send "abalone move <board> <userid> '
+            '<password> <move>"; "abalone games <userid>" lists your boards.'
+        )
+    message = (
+        f'Your mail looks like a reply to the server\'s mail "{subject.strip()}", sent to '
+        f"{ctx.settings.address}.  The server reads commands from the Subject line only, "
+        f'and "{subject.strip()}" is not one.{hint}  Send the Subject "help" for every '
+        "command."
+    )
+    ctx.send(mails.error_outgoing(ctx, message, None))
+    return True
 
 
 def _handle_multiple(ctx: MailContext, command: protocol.Multiple) -> None:

@@ -396,7 +396,7 @@ def test_help_is_generated_from_the_registry() -> None:
     subject, body = help_mail()
     assert subject == "Abalone help"
     for spec in protocol.COMMANDS.values():
-        assert spec.syntax in body
+        assert spec.syntax in " ".join(body.split())
     subject, body = help_mail(["move"])
     assert subject == "Abalone help: move"
     assert body.startswith(protocol.COMMANDS["abalone move"].syntax + "\n")
@@ -412,7 +412,7 @@ def test_abalone_help_has_rules_notation_and_game_commands() -> None:
     assert "The rules" in body and "Writing moves" in body
     assert STANDARD in body
     for spec in protocol.game_commands():
-        assert spec.syntax in body
+        assert spec.syntax in " ".join(body.split())
 
 
 def test_help_topics() -> None:

@@ -118,7 +118,7 @@ def test_history_standings_and_ratings(harness: Harness) -> None:
     lines = [line.split() for line in sent[0].body.splitlines()]
     table = [line for line in lines if line and line[0].isdigit()]
     assert table[0][1] == "wilma" and table[-1][1] == "barney"  # robots: 1600, between
-    assert table[0][2:8] == ["1800", "1", "1", "0", "0", "provisional"]
+    assert table[0][2:8] == ["1800", "1", "1", "0", "0", "P"]
     assert table[-1][2:7] == ["1400", "1", "0", "0", "1"]
     sent = harness.mail(ASKER, "abalone standings")
     assert sent[0].subject == "Abalone standings"
@@ -132,7 +132,7 @@ def test_ratings_list_robots_and_draws(harness: Harness) -> None:
     rows = {line.split()[1]: line.split() for line in sent[0].body.splitlines()
             if line.split() and line.split()[0].isdigit()}
     assert set(rows) == set(ROBOTS)  # nobody has played: only the computer players
-    assert all(row[3] == "0" and row[-2:] == ["computer", "player"] for row in rows.values())
+    assert all(row[3] == "0" and row[-2:] == ["P", "C"] for row in rows.values())
     two_players(harness)
     first_round(harness)
     harness.mail(FRED_AT, "abalone move 101 fred pw1 propose")

@@ -163,7 +163,7 @@ def password_reset(ctx: MailContext, c: protocol.PasswordReset) -> None:
     code = new_code()
     user.reset_code_hash = hash_password(code)
     user.reset_code_expires = ctx.now + RESET_CODE_LIFETIME
-    body = render.tidy(
+    body = render.tidy(render.wrap_text(
         f"Someone (probably you) asked for a new password for the Abalone userid "
         f"{user.userid}.\n\n"
         f"Your one-time code is:   {code}\n\n"
@@ -172,7 +172,7 @@ def password_reset(ctx: MailContext, c: protocol.PasswordReset) -> None:
         f"  password set {user.userid} {code} <new-password>\n\n"
         f"The code is valid until {when(user.reset_code_expires)} and works once.  If "
         "you did not ask for it, ignore this mail: your password stays as it is.\n"
-    )
+    ))
     for address in addresses:
         ctx.send(Outgoing(address, f"Abalone password reset for {user.userid}", body))
     if ctx.sender.lower() not in addresses:

@@ -17,7 +17,6 @@ from ..mails import (
     answer,
     challenge_confirmation,
     new_game_mails,
-    text_answer,
     watcher_new_game_mails,
 )
 from ..queries import authenticate, find_user, on_turn, sender_userid, user_addresses
@@ -220,12 +219,12 @@ def vacation(ctx: MailContext, c: protocol.Vacation) -> None:
     name = f"vacation:{user.userid}"
     if c.on:
         if user.vacation:
-            text_answer(ctx, "Abalone vacation", f"{user.userid} is on vacation already.")
+            answer(ctx, "Abalone vacation", f"{user.userid} is on vacation already.")
             return
         user.vacation = True
         counter = read_counter(ctx, name)
         touch_counter(ctx, name, counter)  # updated_at: when the vacation began
-        text_answer(
+        answer(
             ctx, "Abalone vacation",
             f"Vacation is on for {user.userid}: you are neither reminded nor forfeited in "
             "any game, and nobody can challenge you.  Your games go on when you move; the "
@@ -234,7 +233,7 @@ def vacation(ctx: MailContext, c: protocol.Vacation) -> None:
         )
         return
     if not user.vacation:
-        text_answer(ctx, "Abalone vacation", f"{user.userid} is not on vacation.")
+        answer(ctx, "Abalone vacation", f"{user.userid} is not on vacation.")
         return
     user.vacation = False
     counter = read_counter(ctx, name)
@@ -245,7 +244,7 @@ def vacation(ctx: MailContext, c: protocol.Vacation) -> None:
         numbers = ", ".join(str(n) for n in waiting)
         text += (f"  It is your turn on board{'s' if len(waiting) > 1 else ''} {numbers}; "
                  "the time you were away does not count against you.")
-    text_answer(ctx, "Abalone vacation", text)
+    answer(ctx, "Abalone vacation", text)
 
 
 def _restart_clocks(ctx: MailContext, user: User, began: datetime) -> list[int]:
