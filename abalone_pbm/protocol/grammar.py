@@ -74,6 +74,7 @@ from .registry import (
     nearest_command,
 )
 from .words import (
+    BARE_GAME_COMMANDS,
     GAME_WORD,
     MAX_PLAYERS,
     MIN_PLAYERS,
@@ -131,6 +132,24 @@ def _userid_password(cls: Callable[[str, str], Command]) -> Handler:
         password = args.password()
         args.done()
         return cls(userid, password)
+
+    return handler
+
+
+def _challenges_or_vote(cls: Callable[[str, str], Command], word: str) -> Handler:
+    """``accept <userid> <password>`` is about challenges; with a board number first
+    (``accept 101 fred pw``) it answers the draw or undo request on that board, as
+    ``abalone move 101 fred pw accept`` does."""
+
+    def handler(args: ArgumentReader, body: str) -> Command:
+        first = args.peek()
+        if first is not None and first.isdigit():
+            board = args.board()
+            userid = args.userid()
+            password = args.password()
+            args.done()
+            return MoveAction(board, userid, password, word)
+        return _userid_password(cls)(args, body)
 
     return handler
 
@@ -465,15 +484,11 @@ _HANDLERS: dict[str, Handler] = {
     "abalone unsubscribe": _subscribe(Unsubscribe),
     "abalone notify": _notify,
     "abalone limit": _limit,
-    "abalone accept": _userid_password(AcceptChallenge),
-    "abalone reject": _userid_password(RejectChallenge),
+    "abalone accept": _challenges_or_vote(AcceptChallenge, "accept"),
+    "abalone reject": _challenges_or_vote(RejectChallenge, "reject"),
     "abalone seek": _seek,
 }
 assert set(_HANDLERS) == set(COMMANDS)
-
-
-#: Game commands about a player's own settings, also read without the game word.
-BARE_GAME_COMMANDS = frozenset({"limit", "notify", "seek", "accept", "reject"})
 
 
 def parse_command(subject: str, body: str = "") -> Command:

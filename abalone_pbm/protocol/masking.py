@@ -19,7 +19,9 @@ from .registry import (
     match_spec,
     matched_length,
 )
-from .words import GAME_WORD, MOVE_ACTIONS, SUBJECT_PREFIX_RE, looks_like_move
+from .words import (
+    BARE_GAME_COMMANDS, GAME_WORD, MOVE_ACTIONS, SUBJECT_PREFIX_RE, looks_like_move,
+)
 
 PASSWORD_MASK = "********"
 _SUBJECT_LABEL_RE = re.compile(r"subject\s*:\s*", re.IGNORECASE)
@@ -49,6 +51,8 @@ def _recognise(words: list[str]) -> tuple[CommandSpec, int] | None:
         return None
     if first in GAME_COMMAND_WORDS:
         spec = COMMAND_WORDS[(GAME_WORD, first)]
+        if first in BARE_GAME_COMMANDS:
+            return spec, 1  # read without the game word ("limit fred pw 0")
         if spec.name in _BOARD_SECRET_COMMANDS and len(lowered) > 1 and lowered[1][:1].isdigit():
             return spec, 1
         return None
@@ -67,6 +71,8 @@ def _secret_positions(spec: CommandSpec, args: list[str]) -> list[int]:
     if not spec.secret:
         return []
     positions = list(spec.secret)
+    if spec.name in ("abalone accept", "abalone reject") and args[:1] and args[0].isdigit():
+        positions = [2]  # a vote written with its board: "accept 101 fred pw"
     if spec.name in ("abalone subscribe", "abalone unsubscribe"):
         positions = [2] if args[:1] and args[0][:1].isdigit() else [1]
     elif spec.name in _BOARD_SECRET_COMMANDS:

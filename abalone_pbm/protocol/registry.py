@@ -344,14 +344,19 @@ _SPECS = (
         "abalone accept",
         "abalone accept <userid> <password>",
         "accept challenges",
-        "Lets other players challenge you again.",
+        "Lets other players challenge you again.  To accept a draw or undo request on "
+        "a board instead, reply accept to its board mail, or send 'abalone accept "
+        "<board> <userid> <password>' (the same as 'abalone move <board> <userid> "
+        "<password> accept').",
         secret=(1,),
     ),
     CommandSpec(
         "abalone reject",
         "abalone reject <userid> <password>",
         "refuse challenges",
-        "Refuses all challenges until you send 'abalone accept'.",
+        "Refuses all challenges until you send 'abalone accept'.  To reject a draw or "
+        "undo request on a board instead, reply reject to its board mail, or send "
+        "'abalone reject <board> <userid> <password>'.",
         secret=(1,),
     ),
     CommandSpec(

@@ -8,6 +8,9 @@ from __future__ import annotations
 import re
 
 GAME_WORD = "abalone"
+#: Game commands about a player's own settings, also read without the game word
+#: ("limit fred pw 0" is "abalone limit fred pw 0"; the server has one game).
+BARE_GAME_COMMANDS = frozenset({"limit", "notify", "seek", "accept", "reject"})
 MAX_USERID_LENGTH = 20
 MIN_PLAYERS, MAX_PLAYERS = 2, 6
 #: Words ``abalone move`` accepts instead of a move (``resign`` becomes ``Resign``).

@@ -129,6 +129,8 @@ def game_context(
         "moves": move_table(
             game.players, game.moves, marks=symbols, rounds=None if show_all else rounds
         ),
+        # A "*" after a move: the server played it (queued, computer player, forfeit).
+        "automatic_moves": any(text.endswith("*") for _, _, text in game.moves),
         "diagram": diagram,
         "legend": legend,
         "scores": score_table(game, board, marks=symbols),

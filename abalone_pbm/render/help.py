@@ -22,10 +22,31 @@ HELP_TOPICS = {
     "abalone": "help_rules.txt",
     "moves": "help_notation.txt",
     "options": "help_variants.txt",
+    "votes": "help_votes.txt",
+    "propose": "help_votes.txt",
+    "undo": "help_votes.txt",
+    "draw": "help_votes.txt",
+    "marks": "help_marks.txt",
+    "**": "help_marks.txt",
+    "*": "help_marks.txt",
+    "comment": "help_marks.txt",
+    "comments": "help_marks.txt",
+}
+
+#: Words that name more than one thing: each gives every help it may mean, so that
+#: every word a mail suggests has help (accept a draw versus accept challenges).
+WORD_TOPICS: dict[str, tuple[str, ...]] = {
+    "accept": ("votes", "abalone accept"),
+    "reject": ("votes", "abalone reject"),
+    "resign": ("abalone resign", "reply"),
+    "show": ("abalone show", "reply"),
+    "change": ("change password", "change address"),
+    "password": ("password reset", "password set", "change password"),
+    "all": ("all show",),
 }
 
 
-TOPIC_NAMES = ("rules", "notation", "layouts", "variants", "robots", "reply")
+TOPIC_NAMES = ("rules", "notation", "layouts", "variants", "robots", "reply", "votes", "marks")
 
 
 def help_mail(
@@ -49,6 +70,18 @@ def help_mail(
     unknown: list[str] = []
     i = 0
     while i < len(words):
+        # A lone word that means several things (not the first of a longer command).
+        longer = len(words) - i >= 2 and find_command(" ".join(words[i : i + 2])) is not None
+        if words[i] in WORD_TOPICS and not longer:
+            for meaning in WORD_TOPICS[words[i]]:
+                found = find_command(meaning)
+                if found is not None:
+                    sections.append(render_body("help_command.txt", spec=found).rstrip("\n"))
+                else:
+                    sections.append(_help_topic(meaning, robots, server_address).rstrip("\n"))
+            titles.append(words[i])
+            i += 1
+            continue
         spec = None
         for length in (3, 2, 1):
             candidate = " ".join(words[i : i + length])

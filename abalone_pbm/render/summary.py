@@ -35,10 +35,11 @@ def move_table(
             rows.append({})
         rows[-1][seat] = (ply, text)
         last_seat = seat
-    hidden = 0
     if rounds is not None and len(rows) > rounds:
-        hidden = sum(len(r) for r in rows[:-rounds])
         rows = rows[-rounds:]
+    # Plies are numbered from 1, so every ply before the first one shown is hidden (the
+    # caller may have read only the last moves of a long game).
+    hidden = min(ply for row in rows for ply, _ in row.values()) - 1
     seats = range(1, len(players) + 1)
     numw = len(str(max(ply for ply, _, _ in moves)))
     headers = [f"{players[s - 1]} ({symbols[s - 1]})" for s in seats]

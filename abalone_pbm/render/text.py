@@ -7,7 +7,7 @@ import textwrap
 from typing import Sequence
 
 #: The widest line of a table (the move table); prose is wrapped to 72 columns.
-WIDTH = 76
+WIDTH = 72
 #: The row of asterisks above and below a player's words.
 RULE = "*" * 72
 

@@ -14,6 +14,10 @@ from ..db.models import User
 from ..mail.compose import ComposedMail, compose_mail
 
 
+#: The name the server's mails come from.
+DISPLAY_NAME = "Abalone"
+
+
 class CommandError(Exception):
     """A command that cannot be carried out; nothing it did is kept.
 
@@ -123,7 +127,8 @@ class MailContext:
         # other players are new threads for them.
         is_answer = answering is not None and mail.to.lower() == self.sender.lower()
         return compose_mail(
-            sender=self.settings.address,
+            # A display name, so that mail programs list the server as "Abalone".
+            sender=f'"{DISPLAY_NAME}" <{self.settings.address}>',
             to=mail.to,
             subject=mail.subject,
             body=mail.body,

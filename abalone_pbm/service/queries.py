@@ -21,7 +21,10 @@ from .passwords import verify_password
 def find_user(ctx: MailContext, userid: str) -> User:
     user = repository.get_user(ctx.session, userid)
     if user is None:
-        raise CommandError(f"Invalid userid entered: there is no user {userid}")
+        raise CommandError(
+            f'Invalid userid entered: there is no user {userid}.  "list" shows every '
+            'userid; "signup <userid> <password>" makes one.'
+        )
     return user
 
 
@@ -31,7 +34,10 @@ def authenticate(ctx: MailContext, userid: str, password: str) -> User:
     if user.disabled:
         raise CommandError(f"Userid {user.userid} is no longer active")
     if user.robot is not None or not verify_password(user.password_hash, password):
-        raise CommandError("Invalid password entered")
+        raise CommandError(
+            f"Invalid password entered.  Passwords are case-sensitive; if you forgot "
+            f'it, send the Subject "password reset {user.userid}" for a one-time code.'
+        )
     return user
 
 
@@ -68,7 +74,10 @@ def robot_descriptions() -> list[tuple[str, str]]:
 def load_game(ctx: MailContext, number: int, *, for_update: bool = True) -> Game:
     game = repository.get_game(ctx.session, number, for_update=for_update)
     if game is None:
-        raise CommandError(f"Abalone board {number} not found")
+        raise CommandError(
+            f'Abalone board {number} not found.  "abalone games <userid>" lists the '
+            "boards of a player."
+        )
     return game
 
 

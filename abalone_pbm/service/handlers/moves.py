@@ -83,7 +83,13 @@ def play_move(ctx: MailContext, game: Game, user: User, request: MoveRequest) ->
         game, board, seat.seat, str(played), ctx.now,
         source_message_id=ctx.message_id, comment=comment or None,
     )
-    after_move(ctx, game, board, mover=user, comment=comment, notices=request.notices)
+    notices = tuple(request.notices)
+    typed = "".join(request.text.split()).lower().partition("#")[0]
+    if typed and typed != str(played):
+        # The move lists use the one standard spelling; say that it is the move typed.
+        notices += (f"{user.userid} wrote move #{game.ply} as {typed}, the same move as "
+                    f"{played} (the standard spelling used in the move list).",)
+    after_move(ctx, game, board, mover=user, comment=comment, notices=notices)
 
 
 # --------------------------------------------------------------------------- queue

@@ -104,7 +104,9 @@ def _propose(ctx: MailContext, game: Game, seat: Seat, kind: str, comment: str) 
 def _accept(ctx: MailContext, game: Game, seat: Seat, comment: str) -> None:
     if not game.proposal:
         raise CommandError(
-            f"There is no draw offer or undo request to accept on board {game.number}",
+            f"There is no draw offer or undo request to accept on board {game.number}.  "
+            "(To accept challenges to new games, send \"abalone accept <userid> "
+            "<password>\" without a board number.)",
             board=game.number,
         )
     user = seat.user
@@ -142,7 +144,9 @@ def _accept(ctx: MailContext, game: Game, seat: Seat, comment: str) -> None:
 def _reject(ctx: MailContext, game: Game, seat: Seat, comment: str) -> None:
     if not game.proposal:
         raise CommandError(
-            f"There is no draw offer or undo request to reject on board {game.number}",
+            f"There is no draw offer or undo request to reject on board {game.number}.  "
+            "(To refuse challenges to new games, send \"abalone reject <userid> "
+            "<password>\" without a board number.)",
             board=game.number,
         )
     user = seat.user
