@@ -186,6 +186,23 @@ def compose_mail(
                 payload += "\n"
         raw = ("\r\n".join(lines) + "\r\n" + payload.replace("\n", "\r\n")).encode("ascii")
         return ComposedMail(found_id, envelope_sender, recipient, raw)
+    page = _body_text(html) if html is not None else ""
+    if (html is not None and cte == "7bit" and _transfer_encoding(page) == "7bit"
+            and all(_plain_header(name, value) for name, value in headers)):
+        # A board mail: text and picture laid out as the email package does, with a
+        # boundary of its form that neither part contains.
+        boundary = _boundary(text + page)
+        lines = [f"{name}: {value}" for name, value in headers]
+        lines += ["MIME-Version: 1.0", "Content-Type: multipart/alternative;",
+                  f' boundary="{boundary}"', "", f"--{boundary}",
+                  'Content-Type: text/plain; charset="utf-8"',
+                  "Content-Transfer-Encoding: 7bit", ""]
+        html_head = ["", f"--{boundary}", 'Content-Type: text/html; charset="utf-8"',
+                     "Content-Transfer-Encoding: 7bit", "MIME-Version: 1.0", ""]
+        tail = f"\n--{boundary}--\n"
+        raw = ("\n".join(lines) + "\n" + text + "\n".join(html_head) + "\n" + page
+               + tail).replace("\n", "\r\n").encode("ascii")
+        return ComposedMail(found_id, envelope_sender, recipient, raw)
     # Anything else, and the multipart board mails with their picture, through the
     # email package.
     message = compose(sender=sender, to=to, subject=subject, body=body, reply_to=reply_to,
@@ -194,6 +211,14 @@ def compose_mail(
                       message_id=found_id, html=html)
     return ComposedMail(found_id, envelope_sender, recipient,
                         message.as_bytes(policy=smtp_policy))
+
+
+def _boundary(content: str) -> str:
+    """A MIME boundary in the email package's form, found in none of ``content``."""
+    while True:
+        boundary = "=" * 15 + f"{secrets.randbelow(10**19):019d}" + "=="
+        if boundary not in content:
+            return boundary
 
 
 def _headers(

@@ -147,7 +147,8 @@ def _row(items: list[tuple[int, int, str]]) -> str:
     end = FIRST_X + COLUMNS
     if end > x:
         out.append(f'<td colspan="{end - x}" style="padding:0"></td>')
-    return f'<tr style="height:{ROW_HEIGHT}px">' + "".join(out) + "</tr>"
+    # One cell a line: mail lines stay far below 998 characters, so the page goes as 7bit.
+    return f'<tr style="height:{ROW_HEIGHT}px">\n' + "\n".join(out) + "\n</tr>"
 
 
 def _cell_html(board: Board, cell: int, marks: MoveMarks | None, names: Sequence[str]) -> str:
@@ -213,7 +214,7 @@ def board_table(
             last = cells[-1]
             items.append((x_of(last) + 1, 2, _td(2, str(DIAGONAL_OF[last] + 1), label=True)))
         rows.append(_row(items))
-    columns = "".join(f'<col width="{HALF}" style="width:{HALF}px">' for _ in range(COLUMNS))
+    columns = "\n".join(f'<col width="{HALF}" style="width:{HALF}px">' for _ in range(COLUMNS))
     label = escape(describe(board, names))
     return (
         f'<table role="img" aria-label="{label}" title="{label}" cellpadding="0" '
