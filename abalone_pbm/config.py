@@ -10,6 +10,11 @@
 | ABALONE_PBM_MAX_MESSAGE_BYTES   | 262144                                 |
 | ABALONE_PBM_POLICY_LISTEN       | off (host:port: Postfix policy service) |
 
+The limits that keep the server from being a tool against others (DESIGN §2.6; the
+README's "Security" section explains them) are settings too, e.g.
+``ABALONE_PBM_DAILY_REPLY_CAP`` or ``ABALONE_PBM_MULTIPLE_MAX_LINES``: every field of
+:class:`Settings` is ``ABALONE_PBM_`` + its name in upper case.
+
 A TOML file given with ``--config`` may set the same keys in lower case without the
 prefix (``database_url = "..."``); the environment wins over the file.
 """
@@ -40,10 +45,45 @@ class Settings:
     policy_listen: str | None = None
     #: Where outgoing mail is written when no relay is set.
     maildir: str = "var/outgoing"
-    #: Most replies sent to one address per day (mail-loop protection).
-    daily_reply_cap: int = 100
-    #: Moving by reply only from one of the player's registered addresses.
+    #: Most answers per day to one address for its own mails (mail-loop protection).
+    #: Letter case and a ``+tag`` do not make a new address; board mails caused by
+    #: other players' moves are not counted.
+    daily_reply_cap: int = 300
+    #: Most mails from one sender (envelope address, normalised) processed per day.
+    sender_daily_mails: int = 500
+    #: Most mails one incoming mail may cause to its own sender (e.g. `show` of many
+    #: boards); the rest are not sent and the answer says so.
+    answers_per_mail: int = 20
+    #: Most command lines a `multiple` mail runs; it is answered in one summary mail.
+    multiple_max_lines: int = 50
+    #: Most addresses a `signup` may name, and a user may have.
+    signup_max_addresses: int = 3
+    max_addresses: int = 5
+    #: Days a confirmation code for a new address stays valid.
+    confirmation_days: int = 7
+    #: Most confirmation requests mailed to one address per day (all users together).
+    confirmations_per_address_daily: int = 3
+    #: Text written by users (message, chat): most mails one user makes others get per
+    #: day, and most such mails one address gets per day (broadcasts included).
+    relay_per_user_daily: int = 50
+    relay_per_recipient_daily: int = 30
+    #: `broadcast` is for established users: this many rated games, an account this old.
+    broadcast_min_games: int = 5
+    broadcast_min_age_days: int = 7
+    #: Challenges one sender may issue per day, and challenges by others that name one
+    #: player per day (a challenge needs no consent; the player gets its board mails).
+    challenges_per_sender_daily: int = 30
+    challenges_per_player_daily: int = 20
+    #: Wrong passwords allowed per user (from strangers) and per sender before the next
+    #: try must wait: 1 minute, doubling with every further failure, at most this long.
+    password_free_failures: int = 3
+    password_max_delay_minutes: int = 60
+    #: Moving by reply only from one of the player's confirmed addresses (envelope sender).
     reply_requires_registered_sender: bool = True
+    #: Also require the site MTA's Authentication-Results (dmarc, dkim or spf = pass)
+    #: for moving by reply; ``authserv_id`` names the MTA (default: our mail domain).
+    reply_requires_authentication: bool = False
+    authserv_id: str = ""
     #: The most seconds any robot may think per move (each level has its own
     #: default below this, see ``robot_budgets``).
     robot_budget: float = 60.0
@@ -187,3 +227,16 @@ def _check(settings: Settings) -> None:
         raise ValueError(f"{PREFIX}ROBOT_BUDGET must be a positive number of seconds")
     if settings.max_message_bytes < 1:
         raise ValueError(f"{PREFIX}MAX_MESSAGE_BYTES must be a positive number of bytes")
+    for name in ("multiple_max_lines", "signup_max_addresses", "max_addresses",
+                 "confirmation_days", "answers_per_mail", "password_max_delay_minutes"):
+        if getattr(settings, name) < 1:
+            raise ValueError(f"{PREFIX}{name.upper()} must be at least 1")
+    for name in ("daily_reply_cap", "sender_daily_mails", "confirmations_per_address_daily",
+                 "relay_per_user_daily", "relay_per_recipient_daily", "broadcast_min_games",
+                 "broadcast_min_age_days", "challenges_per_sender_daily",
+                 "challenges_per_player_daily",
+                 "password_free_failures"):
+        if getattr(settings, name) < 0:
+            raise ValueError(f"{PREFIX}{name.upper()} must not be negative")
+    if settings.signup_max_addresses > settings.max_addresses:
+        raise ValueError(f"{PREFIX}SIGNUP_MAX_ADDRESSES must not exceed {PREFIX}MAX_ADDRESSES")

@@ -36,7 +36,8 @@ from .clock import Clock
 from .config import Settings
 from .db.models import InboxMail
 from .db.repository import HANDOFF, Handoff, OutgoingRow
-from .mail.guards import answer_address, reason_to_ignore
+from .mail.guards import reason_to_ignore
+from .service import rates
 
 if TYPE_CHECKING:  # pragma: no cover
     from .db.session import Database
@@ -158,7 +159,7 @@ class Worker:
         raise AssertionError("unreachable")  # pragma: no cover
 
     def _run_once(self, answers: dict[tuple[str, str], bool], may_leave: bool) -> bool:
-        from .db.repository import claim_next_inbox, mark_inbox, replies_sent_today
+        from .db.repository import claim_next_inbox, mark_inbox
 
         mail_id: int | None = None
         handoff: Handoff | None = None
@@ -176,10 +177,10 @@ class Worker:
                 message = parse_mail(bytes(mail.raw))
                 reason = reason_to_ignore(message, mail.envelope_from or "", self.settings.address)
                 if reason is None:
-                    answer_to = answer_address(message, mail.envelope_from or "")
-                    cap = self.settings.daily_reply_cap
-                    if cap and answer_to and replies_sent_today(session, answer_to, now) >= cap:
-                        reason = f"daily reply cap ({cap}) reached for {answer_to}"
+                    # The daily caps of the answer address and of the sender (§2.6).
+                    envelope = mail.envelope_from or ""
+                    answer_to = rates.answer_target(session, message, envelope)
+                    reason = rates.reason_to_drop(session, self.settings, answer_to, envelope, now)
                 if reason is not None:
                     mark_inbox(session, mail, "dropped", note=reason, now=now)
                     outcome = f"dropped: {reason}"
@@ -192,6 +193,7 @@ class Worker:
                     known = self.passwords.known(answers) if self.passwords else nullcontext()
                     with known:
                         self.handle(session, mail, message, now)
+                    rates.record_answers(session, mail.id, answer_to, envelope, now)
                     mark_inbox(session, mail, "done", now=now)
                     outcome = "done"
         except _CheckFirst:

@@ -27,8 +27,9 @@ move relays one board mail to each of the two players).
 
 SQLite: a file in the temporary directory (WAL, synchronous=FULL). PostgreSQL: a
 throw-away PostgreSQL 15 server (tests/pg.py, fsync off), one schema. The daily
-reply cap is raised (ABALONE_PBM_DAILY_REPLY_CAP) so a long run is not cut off;
-the server still counts each sender's replies. The client threads and the relay
+reply cap is raised (ABALONE_PBM_DAILY_REPLY_CAP) and the daily sender and challenge
+limits are off, so a long run is not cut off; the server still counts each sender's
+replies. The client threads and the relay
 sink run in this process, on the same machine as the server.
 """
 
@@ -167,6 +168,10 @@ def start_server(workdir: Path, relay_port: int, db_url: str, name: str = "serve
         ABALONE_PBM_DATABASE_URL=db_url,
         ABALONE_PBM_ADDRESS=SERVER_ADDRESS,
         ABALONE_PBM_DAILY_REPLY_CAP=str(10**9),
+        # A benchmark is one flood of many games: the per-day limits would cut it off.
+        ABALONE_PBM_SENDER_DAILY_MAILS="0",
+        ABALONE_PBM_CHALLENGES_PER_SENDER_DAILY="0",
+        ABALONE_PBM_CHALLENGES_PER_PLAYER_DAILY="0",
         PYTHONPATH=os.pathsep.join(filter(None, [str(REPO), env.get("PYTHONPATH")])),
     )
     log = workdir / f"{name}.log"

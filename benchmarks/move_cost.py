@@ -396,7 +396,9 @@ def run_backend(backend: str, args: argparse.Namespace, postgres) -> None:  # ty
             else:
                 url = postgres.create_database(f"bench_{name}")
                 made.append(url)
-            return make_harness(url, Path(tmp) / name, daily_reply_cap=10**9)
+            return make_harness(url, Path(tmp) / name, daily_reply_cap=10**9,
+                                sender_daily_mails=0, challenges_per_sender_daily=0,
+                                challenges_per_player_daily=0)
 
         where = f"SQLite files in {tmp}" if backend == "sqlite" else \
             f"PostgreSQL {postgres.admin_url.split('@')[-1]}, a schema per database"

@@ -89,7 +89,9 @@ def site(sqlite_url: str, tmp_path: Path) -> Iterator[Harness]:
     h = Harness(database, settings, ManualClock(LONG_AGO))
     for name in ("fred", "wilma", "barney"):
         h.signup(name, f"{name}-pw")
-    h.mail("fred@example.org", "add fred fred-pw fred@home.example")
+    added = h.mail("fred@example.org", "add fred fred-pw fred@home.example")
+    request = next(s for s in added if s.subject.startswith("confirm address "))
+    h.mail("fred@home.example", f"Re: {request.subject}")  # the owner confirms it
     h.challenge("fred", "wilma")
     h.challenge("wilma", "barney")
     # A round of moves, then barney resigns on his turn (in the first round, or out of

@@ -90,7 +90,8 @@ def _users_show(database: Database, settings: Settings, args: argparse.Namespace
             ("userid", user.userid),
             ("status", _user_status(user)),
             ("signed up", f"{when(user.created_at)} UTC"),
-            ("addresses", ", ".join(a.address for a in user.addresses) or "-"),
+            ("addresses", ", ".join(a.address + ("" if a.confirmed else " (unconfirmed)")
+                                    for a in user.addresses) or "-"),
             ("rating", f"{round(user.rating)} ({user.rated_games} rated games{provisional})"),
             ("record", f"{user.wins} won, {user.losses} lost, {user.draws} drawn"),
             ("challenges", ("accepted" if user.accepts_challenges else "refused")

@@ -120,6 +120,13 @@ class Address(Base):
     user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"))
     #: A mail address, stored in lower case.
     address: Mapped[str] = mapped_column(String(320), index=True)
+    #: Double opt-in: only a confirmed address gets mail other than its one
+    #: confirmation request. The address a mail came from is confirmed at once.
+    confirmed: Mapped[bool] = mapped_column(Boolean, default=True)
+    #: SHA-256 (hex) of the code mailed to confirm the address, while unconfirmed.
+    confirm_code_hash: Mapped[str | None] = mapped_column(String(64), default=None, index=True)
+    #: When the confirmation request was mailed (the code expires some days later).
+    confirm_sent_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), default=None)
 
     user: Mapped[User] = relationship(back_populates="addresses")
 
@@ -332,6 +339,26 @@ class ServerCounter(Base):
     name: Mapped[str] = mapped_column(String(200), unique=True)
     value: Mapped[int] = mapped_column(Integer, default=0)
     updated_at: Mapped[datetime] = mapped_column(UTCDateTime())
+
+
+class RateEvent(Base):
+    """One counted event of a rate limit: an answer mailed to an address, a relayed
+    message, a wrong password for a user or from a sender, a confirmation request.
+
+    ``scope`` names the limit, ``subject`` what it counts for (a normalised address
+    or a userid); a limit is the number (or the time) of a scope's rows for one
+    subject within its window. Rows older than the longest window are pruned.
+    """
+
+    __tablename__ = "rate_events"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    scope: Mapped[str] = mapped_column(String(32))
+    subject: Mapped[str] = mapped_column(String(320))
+    at: Mapped[datetime] = mapped_column(UTCDateTime())
+
+    __table_args__ = (Index("ix_rate_events_scope_subject_at", "scope", "subject", "at"),
+                      Index("ix_rate_events_at", "at"))
 
 
 def seat_to_move(position: str) -> int:

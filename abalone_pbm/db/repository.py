@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import email.policy
 import hashlib
+from collections import Counter
 from typing import TYPE_CHECKING
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -169,20 +170,53 @@ def store_inbox(
     return existing, False
 
 
-def claim_next_inbox(session: Session) -> InboxMail | None:
-    """The oldest unprocessed mail, locked for this transaction (None: nothing to do).
+#: How many waiting mails the worker looks at to choose the next one fairly.
+FAIR_WINDOW = 200
 
-    The caller processes it and calls ``mark_inbox`` in the same transaction; other
-    processes skip the locked row (PostgreSQL) and take the next one.
+
+def _sender_key(envelope_from: str | None) -> str:
+    """Who a mail is from, for fairness: the envelope address in lower case without a
+    ``+tag`` (so a flood cannot pass for many senders by varying the tag)."""
+    bare = (envelope_from or "").strip().strip("<>").lower()
+    local, at, domain = bare.rpartition("@")
+    return f"{local.split('+', 1)[0] or local}@{domain}" if at else bare
+
+
+def claim_next_inbox(session: Session) -> InboxMail | None:
+    """The next unprocessed mail, locked for this transaction (None: nothing to do).
+
+    Fair between senders (DESIGN §2.6: a flood from one sender never delays other
+    people's mail by more than seconds): among the oldest ``FAIR_WINDOW`` waiting mails,
+    each sender's oldest mail goes first, those with fewest waiting first, then each
+    sender's next; one sender's own mails keep their order. The caller processes it and calls ``mark_inbox`` in the
+    same transaction; other processes skip a locked row (PostgreSQL) and take another.
     """
-    query = (
-        select(InboxMail)
+    window = session.execute(
+        select(InboxMail.id, InboxMail.envelope_from)
         .where(InboxMail.status == "new")
         .order_by(InboxMail.id)
-        .limit(1)
-        .execution_options(populate_existing=True)
-    )
-    return session.scalars(_skip_locked(session, query)).first()
+        .limit(FAIR_WINDOW)
+    ).all()
+    waiting: Counter[str] = Counter()
+    candidates: list[tuple[int, str, int]] = []  # (place in its sender's queue, sender, id)
+    for mail_id, envelope_from in window:
+        key = _sender_key(envelope_from)
+        candidates.append((waiting[key], key, mail_id))
+        waiting[key] += 1
+    # Every sender's first mail (those with fewest waiting first), then every sender's
+    # second ...; a locked row (another worker's) is passed over. Chosen again for each
+    # claim, so a sender with many mails waiting goes after those with few.
+    candidates.sort(key=lambda c: (c[0], waiting[c[1]], c[2]))
+    for _place, _key, mail_id in candidates:
+        query = (
+            select(InboxMail)
+            .where(InboxMail.id == mail_id, InboxMail.status == "new")
+            .execution_options(populate_existing=True)
+        )
+        mail = session.scalars(_skip_locked(session, query)).first()
+        if mail is not None:
+            return mail
+    return None
 
 
 def mark_inbox(

@@ -7,7 +7,7 @@ moves, ``Re:``)."""
 
 from .commands import (
     AcceptChallenge, AddAddress, AllShow, Broadcast, Challenge, ChangeAddress, ChangePassword,
-    Chat, Command, CommandSyntaxError, Confirm, Delete, Digest, Format, GameHelp, Games, Help, History, Limit,
+    Chat, Command, CommandSyntaxError, Confirm, ConfirmAddress, Delete, Digest, Format, GameHelp, Games, Help, History, Limit,
     List, Message, Move, MoveAction, Multiple, Notify, PasswordReset, PasswordSet, Preview,
     Queue, Ratings, RejectChallenge, Resign, Seek, ShowAs, ShowBoard, ShowBoards, ShowUser,
     Signoff, Signup, Standings, Submit, Subscribe, Unsubscribe, Vacation,
@@ -28,7 +28,7 @@ from .words import (
 __all__ = [
     "AcceptChallenge", "AddAddress", "AllShow", "Broadcast", "COMMANDS", "Challenge",
     "ChangeAddress", "ChangePassword", "Chat", "Command", "CommandSpec", "CommandSyntaxError",
-    "Confirm", "Delete", "Digest", "Format", "GAME_WORD", "GameHelp", "Games", "Help", "History", "Limit", "List",
+    "Confirm", "ConfirmAddress", "Delete", "Digest", "Format", "GAME_WORD", "GameHelp", "Games", "Help", "History", "Limit", "List",
     "Message", "Move", "MoveAction", "Multiple", "Notify", "PASSWORD_MASK", "PasswordReset",
     "PasswordSet", "Preview", "Queue", "Ratings", "RejectChallenge", "ReplyAction", "Resign",
     "Seek", "ShowAs", "ShowBoard", "ShowBoards", "ShowUser", "Signoff", "Signup", "Standings",

@@ -174,6 +174,14 @@ class PasswordReset(Command):
 
 
 @dataclass(frozen=True)
+class ConfirmAddress(Command):
+    """``confirm address <code>``: the owner of an address agrees to get mail (opt-in)."""
+
+    name: ClassVar[str] = "confirm address"
+    code: str = field(repr=False)
+
+
+@dataclass(frozen=True)
 class PasswordSet(Command):
     name: ClassVar[str] = "password set"
     userid: str

@@ -41,6 +41,7 @@ from .commands import (
     MoveAction,
     Multiple,
     Notify,
+    ConfirmAddress,
     PasswordReset,
     PasswordSet,
     Preview,
@@ -226,6 +227,12 @@ def _password_reset(args: ArgumentReader, body: str) -> Command:
     userid = args.userid()
     args.done()
     return PasswordReset(userid)
+
+
+def _confirm_address(args: ArgumentReader, body: str) -> Command:
+    code = args.password("the code that was mailed to the address")
+    args.done()
+    return ConfirmAddress(code)
 
 
 def _password_set(args: ArgumentReader, body: str) -> Command:
@@ -465,6 +472,7 @@ _HANDLERS: dict[str, Handler] = {
     "digest": _digest,
     "password reset": _password_reset,
     "password set": _password_set,
+    "confirm address": _confirm_address,
     "abalone help": _game_help,
     "abalone standings": _no_args(Standings),
     "abalone ratings": _no_args(Ratings),
@@ -527,7 +535,8 @@ def _unknown(words: Sequence[str], lowered: Sequence[str]) -> CommandSyntaxError
         return CommandSyntaxError(
             f'Unknown command "abalone {words[1]}"', nearest_command(words)
         )
-    if first in GAME_COMMAND_WORDS and first not in SERVER_FIRST_WORDS:
+    board_follows = len(lowered) > 1 and lowered[1][:1].isdigit()
+    if first in GAME_COMMAND_WORDS and (first not in SERVER_FIRST_WORDS or board_follows):
         spec = COMMAND_WORDS[(GAME_WORD, first)]
         return CommandSyntaxError(
             # The words may hold a password: echo them masked.

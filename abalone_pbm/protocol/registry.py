@@ -62,16 +62,18 @@ _SPECS = (
         "Registers a new userid with its password.  The userid is 1 to 20 letters, "
         "digits, '_', '-' or '.', starting with a letter; it is not case-sensitive, the "
         "password is.  Mail for the userid goes to the address you write from, or to the "
-        "addresses you list.  Pick a password you use nowhere else: it travels in the "
-        "Subject of your mails.",
+        "addresses you list (at most 3 by default; each one other than the address you "
+        "write from first gets a mail asking its owner to confirm, see 'help limits').  Pick a "
+        "password you use nowhere else: it travels in the Subject of your mails.",
         secret=(1,),
     ),
     CommandSpec(
         "add",
         "add <userid> <password> <address>...",
         "add mail addresses to your userid",
-        "Adds one or more mail addresses to your userid.  Board mails go to all of them, "
-        "and you may send commands and replies from any of them.",
+        "Adds one or more mail addresses to your userid.  Each new address other than the "
+        "one you write from gets a mail asking its owner to confirm; once confirmed, "
+        "board mails go to it and you may reply from it.",
         secret=(1,),
     ),
     CommandSpec(
@@ -85,7 +87,8 @@ _SPECS = (
         "change address",
         "change address <userid> <password> <address>...",
         "replace your mail addresses",
-        "Replaces all the mail addresses of your userid with the ones you list.",
+        "Replaces all the mail addresses of your userid with the ones you list; a new "
+        "address other than the one you write from must be confirmed first.",
         secret=(1,),
     ),
     CommandSpec(
@@ -115,15 +118,17 @@ _SPECS = (
         "message <userid> <password> <to-userid>...",
         "send a message to other players",
         "Sends the body of your mail to the players you name, signed with your userid. "
-        "Their addresses are not shown to you, nor yours to them.",
+        "Their addresses are not shown to you, nor yours to them.  The number of "
+        "messages a day is limited ('help limits').",
         secret=(1,),
     ),
     CommandSpec(
         "broadcast",
         "broadcast <userid> <password>",
         "send a message to every player",
-        "Sends the body of your mail to every registered player.  Use it sparingly: "
-        "the number of broadcasts per user is limited.",
+        "Sends the body of your mail to every registered player.  Only for established "
+        "players (enough rated games, an account some days old), once a day; see "
+        "'help limits'.",
         secret=(1,),
     ),
     CommandSpec(
@@ -131,7 +136,9 @@ _SPECS = (
         "multiple",
         "several commands in one mail",
         "Each line of the body is read as one full command (as you would write it in a "
-        "Subject) and carried out on its own, in order; each gets its own answer.",
+        "Subject) and carried out on its own, in order, at most 50 lines by default "
+        "(see 'help limits').  One summary mail answers them all: done, failed and why, or not "
+        "processed; the boards of your moves come as usual.",
     ),
     CommandSpec(
         "all show",
@@ -172,6 +179,15 @@ _SPECS = (
         "forgot your password? get a one-time code",
         "Mails a one-time code to the addresses registered for the userid.  Use it with "
         "'password set' to choose a new password.  The code expires after a day.",
+    ),
+    CommandSpec(
+        "confirm address",
+        "confirm address <code>",
+        "confirm that an address may get mail",
+        "An address named in signup, add or change address (other than the one the mail "
+        "came from) gets one mail whose Subject is 'confirm address <code>', and nothing "
+        "else until its owner replies to that mail (or sends that Subject).",
+        secret=(0,),
     ),
     CommandSpec(
         "password set",

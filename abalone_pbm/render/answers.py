@@ -91,10 +91,13 @@ def answer_mail(subject: str, text: str) -> tuple[str, str]:
 
 
 def signup_mail(
-    userid: str, addresses: Sequence[str], *, server_address: str = "abalone@localhost"
+    userid: str, addresses: Sequence[str], *, server_address: str = "abalone@localhost",
+    awaiting: Sequence[str] = (),
 ) -> tuple[str, str]:
-    """The confirmation of ``signup``: welcome, where mail goes, how to play."""
+    """The confirmation of ``signup``: welcome, where mail goes (and which addresses
+    still have to confirm that they want it), how to play."""
     body = render_body(
-        "signup.txt", userid=userid, addresses=list(addresses), address=server_address
+        "signup.txt", userid=userid, addresses=list(addresses), address=server_address,
+        awaiting=list(awaiting),
     )
     return f"Abalone signup {userid}", body

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from dataclasses import asdict
+from typing import Any, Mapping, Sequence
 
+from ..config import Settings
 from ..protocol.registry import find_command, game_commands, server_commands
 from ..rules import Board, Rules, get_layout, layout_names
 from .board_text import render_board
@@ -19,7 +21,9 @@ HELP_TOPICS = {
     "variants": "help_variants.txt",
     "robots": "help_robots.txt",
     "reply": "help_reply.txt",
+    "limits": "help_limits.txt",
     "abalone": "help_rules.txt",
+    "security": "help_limits.txt",
     "moves": "help_notation.txt",
     "options": "help_variants.txt",
     "votes": "help_votes.txt",
@@ -46,7 +50,10 @@ WORD_TOPICS: dict[str, tuple[str, ...]] = {
 }
 
 
-TOPIC_NAMES = ("rules", "notation", "layouts", "variants", "robots", "reply", "votes", "marks")
+#: The limits ``help limits`` tells when the server does not say its own.
+_DEFAULT_LIMITS = asdict(Settings())
+
+TOPIC_NAMES = ("rules", "notation", "layouts", "variants", "robots", "reply", "votes", "marks", "limits")
 
 
 def help_mail(
@@ -55,6 +62,7 @@ def help_mail(
     game: bool = False,
     robots: Sequence[tuple[str, str]] = (),
     server_address: str = "abalone@localhost",
+    limits: Mapping[str, Any] | None = None,
 ) -> tuple[str, str]:
     """Help, made from the command registry of :mod:`abalone_pbm.protocol.registry`.
 
@@ -62,7 +70,8 @@ def help_mail(
     (``game=True``): the rules, the notation and the game commands.  Topics are command
     names (``signup``, ``move``, ``change password``) or ``rules``, ``notation``,
     ``layouts``, ``variants``, ``robots`` (``robots``: (userid, description) of the
-    computer players), ``reply``.
+    computer players), ``reply``, ``limits`` (``limits``: the server's settings of
+    that name, see config.Settings).
     """
     words = [t.lower() for t in topics]
     sections: list[str] = []
@@ -96,7 +105,7 @@ def help_mail(
             continue
         topic = words[i]
         if topic in HELP_TOPICS:
-            sections.append(_help_topic(topic, robots, server_address).rstrip("\n"))
+            sections.append(_help_topic(topic, robots, server_address, limits).rstrip("\n"))
             titles.append(topic)
         else:
             unknown.append(topic)
@@ -128,8 +137,10 @@ def help_mail(
     return subject, tidy("\n\n".join(sections))
 
 
-def _help_topic(topic: str, robots: Sequence[tuple[str, str]], address: str) -> str:
-    context: dict[str, Any] = {"robots": list(robots), "address": address}
+def _help_topic(topic: str, robots: Sequence[tuple[str, str]], address: str,
+                limits: Mapping[str, Any] | None = None) -> str:
+    context: dict[str, Any] = {"robots": list(robots), "address": address,
+                               "limits": dict(limits or _DEFAULT_LIMITS)}
     if topic == "layouts":
         context["layouts"] = _layout_diagrams()
     return render_body(HELP_TOPICS[topic], **context)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -12,6 +13,9 @@ from ..config import Settings
 from ..db import repository
 from ..db.models import User
 from ..mail.compose import ComposedMail, compose_mail
+from . import rates
+
+log = logging.getLogger(__name__)
 
 
 #: The name the server's mails come from.
@@ -40,6 +44,8 @@ class Outgoing:
     auto_submitted: str = "auto-replied"
     #: The HTML part (a board picture); dropped for recipients who chose text only.
     html: str | None = None
+    #: A request to confirm an address: the one mail an unconfirmed address may get.
+    confirmation: bool = False
 
 
 @dataclass
@@ -61,6 +67,28 @@ class MailContext:
     outgoing: list[Outgoing] = field(default_factory=list)
     #: Whether an address gets HTML parts, looked up once per mail processed.
     _html_wanted: dict[str, bool] = field(default_factory=dict)
+    #: The SMTP envelope sender (lower case): the address the mail came from, as far
+    #: as the server can tell; replies and opt-in are checked against it, not headers.
+    envelope_sender: str = ""
+    #: The method (dmarc, dkim, spf) of the site MTA's Authentication-Results pass for
+    #: the envelope sender's domain, or None (see mail.authresults).
+    authenticated: str | None = None
+    #: Rate-limit events and mails that stay even when the command fails (see limits).
+    kept_events: list[tuple[str, str, datetime]] = field(default_factory=list)
+    kept_mail: list[Outgoing] = field(default_factory=list)
+
+    def keep(self, scope: str, subject: str) -> None:
+        """Count one rate-limit event that stays counted even when the command fails."""
+        self.kept_events.append((scope, subject[: rates.SUBJECT_LENGTH], self.now))
+
+    def write_kept(self) -> None:
+        """Write the kept events and mails; called outside a command's savepoint."""
+        for scope, subject, at in self.kept_events:
+            rates.record(self.session, scope, subject, at)
+        self.kept_events.clear()
+        self.outgoing.extend(self.kept_mail)
+        self.kept_mail.clear()
+        self.session.flush()
 
     def send(self, mail: Outgoing) -> None:
         self.outgoing.append(mail)
@@ -87,7 +115,7 @@ class MailContext:
         sent: set[str] = set()
         for user in users:
             for entry in user.addresses:
-                if entry.address in done:
+                if not entry.confirmed or entry.address in done:
                     continue
                 done.add(entry.address)
                 sent.add(entry.address)
@@ -100,16 +128,57 @@ class MailContext:
         return f"{settings.address_local}+{board}.{token}@{settings.address_domain}"
 
     def flush(self) -> int:
-        """Turn the collected mails into outbox rows in the current transaction."""
+        """Turn the collected mails into outbox rows in the current transaction.
+
+        This is the one gate every mail passes (DESIGN §2.6): a mail to anybody but the
+        sender of this mail goes only to a confirmed address (or is the one
+        confirmation request an address gets); answers to the sender count against the
+        daily cap of its address, and at most ``answers_per_mail`` plain answers (not
+        board mails) go out for one mail.
+        """
+        self.write_kept()
         count = 0
         answering = self.message_id
         references = [*self.references, answering] if answering else list(self.references)
+        sender = rates.normalise_address(self.sender)
+        envelope = rates.normalise_address(self.envelope_sender) if self.envelope_sender else ""
+        self._bound_answers(sender, envelope)
+        answers = {id(m) for m in self.outgoing
+                   if rates.normalise_address(m.to) in {sender, envelope} - {""}}
+        others = [m for m in self.outgoing if id(m) not in answers and not m.confirmation]
+        consented = rates.confirmed_among(self.session, (m.to for m in others))
+        admitted: dict[str, int] = {}
         for mail in self.outgoing:
+            if id(mail) in answers:
+                target = rates.normalise_address(mail.to)
+                if not rates.answer_room(self.session, self.settings, target,
+                                         admitted.get(target, 0), self.now):
+                    log.info("answer to %s not sent: daily reply cap reached", mail.to)
+                    continue
+                admitted[target] = admitted.get(target, 0) + 1
+            elif not mail.confirmation and mail.to.lower() not in consented:
+                log.warning("mail to %s not sent: not a confirmed address", mail.to)
+                continue
             composed = self._compose(mail, answering, references)
             repository.enqueue_composed(self.session, composed, self.now, inbox_id=self.inbox_id)
             count += 1
         self.outgoing.clear()
         return count
+
+    def _bound_answers(self, sender: str, envelope: str) -> None:
+        """At most ``answers_per_mail`` plain answers (board mails with a reply address
+        are not counted): the rest become one short note."""
+        most = self.settings.answers_per_mail
+        plain = [m for m in self.outgoing if m.reply_to is None and not m.confirmation
+                 and rates.normalise_address(m.to) in {sender, envelope} - {""}]
+        if len(plain) <= most:
+            return
+        dropped = plain[most - 1:]
+        kept = [m for m in self.outgoing if not any(m is d for d in dropped)]
+        note = (f"Your mail asked for {len(plain)} answers; one mail gets at most {most}.  "
+                f"{len(dropped)} were not sent: {', '.join(m.subject for m in dropped[:10])}"
+                f"{' ...' if len(dropped) > 10 else ''}.\n")
+        self.outgoing = [*kept, Outgoing(self.sender, "Abalone: answers not sent", note)]
 
     def wants_html(self, address: str) -> bool:
         """Whether mail to ``address`` may carry an HTML part: no when any user with that

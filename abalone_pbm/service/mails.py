@@ -9,7 +9,7 @@ queues it on the context; none changes a game.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import replace
+from dataclasses import asdict, replace
 from datetime import datetime
 from typing import Any
 
@@ -92,7 +92,9 @@ def game_view(
         moves=moves,
         options=options_mapping(GameOptions.from_json(game.options)),
         observers=tuple(u.userid for u, only in observers_of(ctx, game) if not only),
-        comment=render.Comment(comment_by.userid, comment) if comment_by and comment else None,
+        # Masked when shown too: a comment of an older version was stored unmasked.
+        comment=(render.Comment(comment_by.userid, protocol.mask_passwords(comment))
+                 if comment_by and comment else None),
         vote=vote,
         notices=tuple(notices),
         withdrawn=_withdrawn(game),
@@ -335,7 +337,8 @@ def games_list(
 
 def signup_confirmation(ctx: MailContext, user: User, address: str) -> Outgoing:
     subject, body = render.signup_mail(
-        user.userid, user_addresses(user), server_address=ctx.settings.address
+        user.userid, user_addresses(user), server_address=ctx.settings.address,
+        awaiting=[a.address for a in user.addresses if not a.confirmed],
     )
     return Outgoing(address, subject, body)
 
@@ -391,11 +394,7 @@ def plain_error(ctx: MailContext, message: str) -> tuple[str, str]:
     return render.error_mail(message, original_subject=ctx.subject, original_body=ctx.body)
 
 
-def multiple_summary(ctx: MailContext, results: Sequence[str]) -> tuple[str, str]:
-    text = "Results of the commands in your multiple mail:\n\n" + "\n\n".join(results)
-    return render.text_mail("Abalone multiple", text)
-
-
 def help_mail(ctx: MailContext, topics: list[str], *, game: bool) -> tuple[str, str]:
     robots = robot_descriptions()
-    return render.help_mail(topics, game=game, robots=robots, server_address=ctx.settings.address)
+    return render.help_mail(topics, game=game, robots=robots, server_address=ctx.settings.address,
+                            limits=asdict(ctx.settings))

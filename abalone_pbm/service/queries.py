@@ -12,6 +12,7 @@ from sqlalchemy import select
 from ..db import repository
 from ..db.models import Game, Observer, Seat, User
 from ..robots import ROBOTS
+from . import limits
 from .context import CommandError, MailContext
 from .games import load_board, seat_of
 from .passwords import verify_password
@@ -29,11 +30,24 @@ def find_user(ctx: MailContext, userid: str) -> User:
 
 
 def authenticate(ctx: MailContext, userid: str, password: str) -> User:
-    """The user, if the password is right; otherwise the command fails."""
+    """The user, if the password is right; otherwise the command fails.
+
+    Wrong passwords are throttled per user and per sender (see limits): while the
+    throttle holds, the password is not even checked. The check itself sits between
+    :func:`limits.password_refusal` and :func:`limits.password_checked`.
+    """
     user = find_user(ctx, userid)
     if user.disabled:
         raise CommandError(f"Userid {user.userid} is no longer active")
-    if user.robot is not None or not verify_password(user.password_hash, password):
+    if user.robot is not None:
+        raise CommandError("Invalid password entered")
+    owner = user_addresses(user)
+    refusal = limits.password_refusal(ctx, user, owner)
+    if refusal is not None:
+        raise CommandError(refusal)
+    right = verify_password(user.password_hash, password)
+    limits.password_checked(ctx, user, right, owner)
+    if not right:
         raise CommandError(
             f"Invalid password entered.  Passwords are case-sensitive; if you forgot "
             f'it, send the Subject "password reset {user.userid}" for a one-time code.'
@@ -42,7 +56,8 @@ def authenticate(ctx: MailContext, userid: str, password: str) -> User:
 
 
 def user_addresses(user: User) -> list[str]:
-    return [a.address for a in user.addresses]
+    """The addresses that get the user's mail: the confirmed ones (double opt-in)."""
+    return [a.address for a in user.addresses if a.confirmed]
 
 
 def active_games(ctx: MailContext, user: User) -> list[Game]:

@@ -34,7 +34,7 @@ from ..db import repository
 from ..db.models import Game, Seat, User
 from ..db.session import Database
 from ..rules import Board, Outcome
-from . import digest, mails
+from . import digest, mails, rates
 from .context import MailContext, Outgoing
 from .games import GameOptions, load_board
 from .queries import proposal_votes, user_addresses
@@ -315,4 +315,9 @@ def tick(database: Database, now: datetime, settings: Settings) -> TickSummary:
     # The daily digests come after the clock's own work, so they list the boards as
     # they stand after any forfeit.
     summary.digests = digest.run(database, now, settings)
+    try:
+        with database.write() as session:
+            rates.prune(session, now)  # rate-limit events older than every window
+    except Exception:
+        log.exception("tick: pruning rate-limit events failed")
     return summary

@@ -93,6 +93,30 @@ def test_stored_fields(database: Database) -> None:
         assert row.received_at == NOW and row.received_at.tzinfo is not None
 
 
+def test_a_flood_from_one_sender_does_not_hold_up_the_others(database: Database) -> None:
+    """The sender with the fewest mails waiting goes first, each sender's mails in
+    their order; a +tag or upper case does not make the flood many senders."""
+    def store_from(sender: str, n: int) -> int:
+        raw = f"From: {sender}\r\nSubject: {n}\r\nMessage-ID: <f{n}.{sender}>\r\n\r\nx\r\n"
+        with database.write() as session:
+            row, _ = repository.store_inbox(session, raw.encode(), sender, ["a@l"], NOW)
+            assert row is not None
+            return row.id
+
+    flood = [store_from(f"Flood+{n}@Evil.example", n) for n in range(40)]
+    wilma = store_from("wilma@example.org", 1)
+    fred = [store_from("fred@example.org", n) for n in range(2)]
+    order = []
+    while True:
+        with database.write() as session:
+            claimed = repository.claim_next_inbox(session)
+            if claimed is None:
+                break
+            order.append(claimed.id)
+            repository.mark_inbox(session, claimed, "done", now=NOW)
+    assert order == [wilma, *fred, *flood]
+
+
 def test_claim_takes_the_oldest_new_mail(database: Database) -> None:
     ids = [store(database, mail(f"m{n}", f"<m{n}@e>"))[0] for n in range(3)]
     with database.write() as session:

@@ -14,7 +14,7 @@ from abalone_pbm.db.models import InboxMail
 from abalone_pbm.db.repository import enqueue_outbox
 from abalone_pbm.mail.compose import compose
 from abalone_pbm.mail.listener import IntakeController
-from abalone_pbm.mail.guards import answer_address
+from abalone_pbm.service.rates import answer_target
 
 OURS = "abalone@example.org"
 
@@ -115,7 +115,7 @@ class Echo:
             self.calls.append(mail.id)
         answer = compose(
             sender=OURS,
-            to=answer_address(message, mail.envelope_from),
+            to=answer_target(session, message, mail.envelope_from),
             subject=f"Re: {message.get('Subject', '')}",
             body=f"You wrote:\n> {message.get_body(('plain',)).get_content().strip()}\n",
             in_reply_to=message.get("Message-ID"),

@@ -134,3 +134,54 @@ def test_quote_original_cuts_long_bodies() -> None:
 
 def test_quote_original_without_body() -> None:
     assert quote_original("signup fred pw", "") == f"> Subject: signup fred {M}"
+
+
+# ------------------------------------------------ exact in both directions (§2.6)
+@pytest.mark.parametrize(
+    ("line", "masked"),
+    [
+        ("change pasword fred Old1 New2", f"change pasword fred {M} {M}"),
+        ("chnage password fred Old1 New2", f"chnage password fred {M} {M}"),
+        ("pasword set fred Code1 New2", f"pasword set fred {M} {M}"),
+        ("change adress fred Pw1 x@example.org", f"change adress fred {M} x@example.org"),
+        ("singup fred Pw1", f"singup fred {M}"),
+        ("vaction fred Pw1 on", f"vaction fred {M} on"),
+        ("vacation fred Pw1 of", f"vacation fred {M} of"),
+        ("abalnoe move 101 fred Pw1 c3-c5,d4", f"abalnoe move 101 fred {M} c3-c5,d4"),
+        ("move fred Pw1 c3-c5,d4", f"move fred {M} c3-c5,d4"),
+        ("confirm address k3x9q7mf2a", f"confirm address {M}"),
+    ],
+)
+def test_misspelt_commands_are_masked(line: str, masked: str) -> None:
+    assert mask_passwords(line) == masked
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "Abalone Board 101 fred **",
+        "Re: Abalone Board 101 wilma **",
+        "Abalone Board 101 Error",
+        "    abalone move 101 fred <password> <move>",
+        "    abalone queue 101 wilma <password> <move>",
+        "move 1.  Instead of a move you may reply with resign, propose (offer a",
+        "Board 101 is great fun",
+        "resign 101 if you want to",
+        "signup for the tournament now",
+        "vacation in June was great",
+        "Messages from fred are nice",
+        "deleted fred yesterday",
+        "move your marbles to the centre",
+    ],
+)
+def test_ordinary_words_are_never_masked(line: str) -> None:
+    assert mask_passwords(line) == line
+
+
+def test_a_command_cut_over_lines_is_masked_across_them() -> None:
+    assert mask_passwords("abalone move\n101 fred Pw1 c3-c5,d4\n") == (
+        f"abalone move\n101 fred {M} c3-c5,d4\n"
+    )
+    assert mask_passwords("change password fred\nOld1 New2") == f"change password fred\n{M} {M}"
+    quoted = quote_original("abalone move", "101 fred Pw1 c3-c5,d4")
+    assert "Pw1" not in quoted and f"101 fred {M} c3-c5,d4" in quoted

@@ -84,7 +84,15 @@ def test_multiple_runs_each_line(harness: Harness) -> None:
         "multiple",
         "signup fred pw1\nsignup wilma pw2 wilma@example.org\nbogus command\n",
     )
-    subjects = [s.subject for s in sent]
-    assert "Abalone signup fred" in subjects and "Abalone signup wilma" in subjects
-    summary = next(s for s in sent if s.subject == "Abalone multiple")
-    assert "pw1" not in summary.body and "********" in summary.body
+    # One summary answers the sender; wilma's address (not the sender's) is asked to
+    # confirm and gets nothing else.
+    assert sorted(s.to for s in sent) == ["fred@example.org", "wilma@example.org"]
+    summary = next(s for s in sent if s.to == "fred@example.org")
+    assert summary.subject == "Abalone multiple"
+    assert next(s for s in sent if s.to == "wilma@example.org").subject.startswith(
+        "confirm address ")
+    body = summary.body.replace("\r\n", "\n")
+    assert "2 done, 1 failed, 0 not processed" in body
+    assert "Abalone signup fred" in body and "Abalone signup wilma" in body
+    assert "-> failed: Unknown command" in body
+    assert "pw1" not in body and "pw2" not in body and "********" in body

@@ -27,6 +27,20 @@ def _players(harness: Harness, *names: str) -> None:
         harness.signup(name, f"{name}-pw")
 
 
+def _establish(harness: Harness, *names: str) -> None:
+    """Make players established (rated games, an older account): they may broadcast."""
+    from datetime import timedelta
+
+    from abalone_pbm.db import repository
+
+    with harness.database.write() as session:
+        for name in names:
+            user = repository.get_user(session, name)
+            assert user is not None
+            user.rated_games = 5
+            user.created_at = harness.clock.now() - timedelta(days=8)
+
+
 # ------------------------------------------------------------------------------ list
 def test_list_shows_ratings_vacations_and_robots(harness: Harness) -> None:
     _players(harness, "fred", "wilma")
@@ -50,9 +64,18 @@ def test_list_takes_no_arguments(harness: Harness) -> None:
 
 
 # --------------------------------------------------------------------------- message
+def _confirm(harness: Harness, sent: list) -> None:  # type: ignore[type-arg]
+    """The owner of each new address answers its confirmation request (double opt-in)."""
+    requests = [s for s in sent if s.subject.startswith("confirm address ")]
+    assert requests
+    for request in requests:
+        answer = harness.mail(request.to, f"Re: {request.subject}")
+        assert any(a.subject == "Abalone address confirmed" for a in answer)
+
+
 def test_message_relays_the_body_to_each_address_once(harness: Harness) -> None:
     _players(harness, "fred", "wilma", "barney")
-    harness.mail("wilma@example.org", "add wilma wilma-pw wilma@work.example")
+    _confirm(harness, harness.mail("wilma@example.org", "add wilma wilma-pw wilma@work.example"))
     body = "Shall we play tomorrow?\n\n> an old quoted line\n-- \nFred's signature\n"
     sent = harness.mail("fred@example.org", "message fred fred-pw wilma barney wilma", body)
     relayed = [s for s in sent if s.subject == "Abalone message from fred"]
@@ -94,6 +117,9 @@ def test_broadcast_goes_to_everyone_once_a_day(harness: Harness) -> None:
     _players(harness, "fred", "wilma", "barney")
     with harness.database.write() as session:
         ensure_robot_users(session, harness.clock)
+    body = _only_error(harness.mail("fred@example.org", "broadcast fred fred-pw", "Too early"))
+    assert "established players: at least 5 rated games" in body
+    _establish(harness, "fred", "wilma")
     sent = harness.mail("fred@example.org", "broadcast fred fred-pw", "Tournament on Sunday!")
     relayed = [s for s in sent if s.subject == "Abalone broadcast from fred"]
     assert sorted(s.to for s in relayed) == ["barney@example.org", "wilma@example.org"]
@@ -117,6 +143,7 @@ def test_broadcast_goes_to_everyone_once_a_day(harness: Harness) -> None:
 
 def test_broadcast_failures_do_not_use_the_allowance(harness: Harness) -> None:
     _players(harness, "fred", "wilma")
+    _establish(harness, "fred")
     body = _only_error(harness.mail("fred@example.org", "broadcast fred nope", "Hello"))
     assert "Invalid password" in body
     body = _only_error(harness.mail("fred@example.org", "broadcast fred fred-pw", "> quoted"))
@@ -200,7 +227,7 @@ def _code(mail: Sent) -> str:
 
 def test_password_reset_and_set(harness: Harness) -> None:
     _players(harness, "fred")
-    harness.mail("fred@example.org", "add fred fred-pw fred@home.example")
+    _confirm(harness, harness.mail("fred@example.org", "add fred fred-pw fred@home.example"))
     sent = harness.mail("stranger@example.net", "password reset FRED")
     codes = [s for s in sent if s.subject == "Abalone password reset for fred"]
     assert sorted(s.to for s in codes) == ["fred@example.org", "fred@home.example"]

@@ -4,20 +4,21 @@ from __future__ import annotations
 
 import re
 import secrets
+from collections.abc import Sequence
 from datetime import timedelta
 
 from sqlalchemy import select
 
 from ... import protocol, render
 from ...db import repository
-from ...db.models import Address, Seat, User
+from ...db.models import Seat, User
+from .. import limits, optin
 from ..context import CommandError, MailContext, Outgoing
 from ..mails import signup_confirmation, text_answer, when
 from ..passwords import hash_password, verify_password
 from ..queries import active_games, authenticate, find_user, user_addresses
 
 _ADDRESS = re.compile(r"^[^@\s<>]+@[^@\s<>]+\.[^@\s<>]+$|^[^@\s<>]+@localhost$", re.IGNORECASE)
-MAX_ADDRESSES = 5
 #: A password-reset code is valid this long ...
 RESET_CODE_LIFETIME = timedelta(hours=24)
 #: ... and a new one can be asked for after this long (so nobody floods a mailbox).
@@ -44,31 +45,50 @@ def _unique(items: list[str]) -> list[str]:
 
 
 # ----------------------------------------------------------------- signing up and in
+def _named(ctx: MailContext, addresses: Sequence[str], *, most: int, what: str) -> list[str]:
+    """The addresses a command names, checked, each once; refused when too many."""
+    if len(addresses) > most:
+        raise CommandError(f"{what} names at most {most} addresses (this one named "
+                           f"{len(addresses)}); nothing was changed or sent")
+    return _unique([normalise_address(a) for a in addresses])
+
+
+def _awaiting_text(awaiting: list[str]) -> str:
+    if not awaiting:
+        return ""
+    return (
+        "\n" + render.wrap_text(
+            "Waiting for confirmation: each of these addresses got one mail asking its "
+            "owner to confirm, and gets nothing else from this server until then:")
+        + "\n" + "".join(f"    {a}\n" for a in awaiting)
+    )
+
+
 def signup(ctx: MailContext, c: protocol.Signup) -> None:
+    most = ctx.settings.signup_max_addresses
+    wanted = _named(ctx, c.addresses, most=most, what="A signup") or [normalise_address(ctx.sender)]
     if repository.get_user(ctx.session, c.userid) is not None:
         raise CommandError(f"Userid {c.userid} is already taken; please choose another")
-    wanted = [normalise_address(a) for a in c.addresses] or [normalise_address(ctx.sender)]
-    user = repository.add_user(
-        ctx.session, c.userid, hash_password(c.password), _unique(wanted), ctx.now
-    )
-    for address in user_addresses(user):
-        ctx.send(signup_confirmation(ctx, user, address))
+    user = repository.add_user(ctx.session, c.userid, hash_password(c.password), [], ctx.now)
+    # Only the address the mail came from is confirmed by it; the others are asked.
+    optin.attach(ctx, user, wanted)
+    ctx.send(signup_confirmation(ctx, user, ctx.sender))
 
 
 def add_addresses(ctx: MailContext, c: protocol.AddAddress) -> None:
     user = authenticate(ctx, c.userid, c.password)
     if not c.addresses:
         raise CommandError('Syntax is "add <userid> <password> <address> ..."')
-    known = set(user_addresses(user))
-    new = [a for a in _unique([normalise_address(a) for a in c.addresses]) if a not in known]
-    if len(known) + len(new) > MAX_ADDRESSES:
-        raise CommandError(f"A user can have at most {MAX_ADDRESSES} addresses")
-    for address in new:
-        user.addresses.append(Address(address=address))
+    most = ctx.settings.max_addresses
+    wanted = _named(ctx, c.addresses, most=most, what="An add")
+    if len({a.address for a in user.addresses} | set(wanted)) > most:
+        raise CommandError(f"A user can have at most {most} addresses")
+    _confirmed, awaiting = optin.attach(ctx, user, wanted)
     ctx.reply(
         "Abalone addresses added",
         f"Mail for {user.userid} now goes to:\n"
-        + "".join(f"  {a}\n" for a in user_addresses(user)),
+        + "".join(f"  {a}\n" for a in user_addresses(user))
+        + _awaiting_text(awaiting),
     )
 
 
@@ -82,16 +102,18 @@ def change_addresses(ctx: MailContext, c: protocol.ChangeAddress) -> None:
     user = authenticate(ctx, c.userid, c.password)
     if not c.addresses:
         raise CommandError('Syntax is "change address <userid> <password> <address> ..."')
-    wanted = _unique([normalise_address(a) for a in c.addresses])
-    if len(wanted) > MAX_ADDRESSES:
-        raise CommandError(f"A user can have at most {MAX_ADDRESSES} addresses")
-    user.addresses.clear()
+    most = ctx.settings.max_addresses
+    wanted = _named(ctx, c.addresses, most=most, what="A change address")
+    # Addresses named again keep their state (confirmed or not); the others go.
+    for entry in [a for a in user.addresses if a.address not in wanted]:
+        user.addresses.remove(entry)
     ctx.session.flush()
-    for address in wanted:
-        user.addresses.append(Address(address=address))
+    _confirmed, awaiting = optin.attach(ctx, user, wanted)
     ctx.reply(
         "Abalone address changed",
-        f"Mail for {user.userid} now goes to:\n" + "".join(f"  {a}\n" for a in wanted),
+        f"Mail for {user.userid} now goes to:\n"
+        + "".join(f"  {a}\n" for a in user_addresses(user))
+        + _awaiting_text(awaiting),
     )
 
 
@@ -189,13 +211,16 @@ def password_set(ctx: MailContext, c: protocol.PasswordSet) -> None:
     if user.disabled:
         raise CommandError(f"Userid {user.userid} is no longer active")
     stored, expires = user.reset_code_hash, user.reset_code_expires
-    valid = (
-        user.robot is None
-        and stored is not None
-        and expires is not None
-        and ctx.now < expires
-        and verify_password(stored, c.code.strip().lower())
-    )
+    live = user.robot is None and stored is not None and expires is not None and ctx.now < expires
+    valid = False
+    if live and stored is not None:
+        # Guessing codes is throttled like guessing passwords.
+        owner = user_addresses(user)
+        refusal = limits.password_refusal(ctx, user, owner)
+        if refusal is not None:
+            raise CommandError(refusal)
+        valid = verify_password(stored, c.code.strip().lower())
+        limits.password_checked(ctx, user, valid, owner)
     if not valid:
         raise CommandError(
             f"That code is not valid for {user.userid}: it is wrong, used or expired.  "

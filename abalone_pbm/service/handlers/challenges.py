@@ -10,6 +10,7 @@ from sqlalchemy import func, select
 from ... import protocol, render
 from ...db import repository
 from ...db.models import Game, Observer, Seat, Seek, User
+from .. import limits
 from ..context import CommandError, MailContext
 from ..counters import read_counter, touch_counter
 from ..games import load_board, new_reply_token, parse_options, start_position_for
@@ -24,17 +25,20 @@ from ..queries import authenticate, find_user, on_turn, sender_userid, user_addr
 
 # ------------------------------------------------------------------------ challenge
 def challenge(ctx: MailContext, c: protocol.Challenge) -> None:
+    limits.check_challenge_allowed(ctx)
+    # The challenger's comment is shown to the players: never with a password in it.
     start_game(ctx, dict(c.options), list(c.userids),
-               comment=protocol.extract_comment(ctx.body).strip())
+               comment=protocol.mask_passwords(protocol.extract_comment(ctx.body)).strip())
 
 
 def start_game(
     ctx: MailContext, raw_options: dict[str, str | bool], userids: list[str], *,
-    comment: str = "",
+    comment: str = "", automatic: bool = False,
 ) -> Game:
     """A new game of the users named (in seat order), and its first board mails;
     ``comment`` (the body of the challenge) is shown under the board, signed by the
-    challenger, with `` **`` on the Subject."""
+    challenger, with `` **`` on the Subject; ``automatic`` for a game the server
+    starts (seek), not a challenge."""
     if not 2 <= len(userids) <= 6:
         raise CommandError("A challenge names 2 to 6 players")
     lowered = [u.lower() for u in userids]
@@ -44,6 +48,8 @@ def start_game(
     users = [find_user(ctx, userid) for userid in lowered]
     for user in users:
         check_accepts_challenges(ctx, user)
+    if not automatic:
+        limits.check_challenged(ctx, users, sender_userid(ctx))
     number = repository.next_board_number(ctx.session)
     start = start_position_for(options, len(users))
     now = ctx.now
@@ -137,7 +143,7 @@ def seek(ctx: MailContext, c: protocol.Seek) -> None:
         for row in [*chosen, *([mine] if mine else [])]:
             ctx.session.delete(row)
         ctx.session.flush()
-        start_game(ctx, {}, [s.user.userid for s in chosen] + [user.userid])
+        start_game(ctx, {}, [s.user.userid for s in chosen] + [user.userid], automatic=True)
         return
     if mine is None:
         ctx.session.add(Seek(user_id=user.id, players=wanted, created_at=ctx.now))

@@ -25,11 +25,22 @@ def board_reply(ctx: MailContext, board_number: int, token: str) -> None:
         )
     game = load_game(ctx, board_number)
     user = seat.user
-    addresses = user_addresses(user)
-    if ctx.settings.reply_requires_registered_sender and ctx.sender.lower() not in addresses:
+    # The envelope sender decides, not a header (anybody can write From: or Reply-To:),
+    # and only a confirmed address is the player's.
+    if (ctx.settings.reply_requires_registered_sender
+            and ctx.envelope_sender not in user_addresses(user)):
         raise CommandError(
-            f"Replies for {user.userid} must come from one of {user.userid}'s registered "
-            "addresses; use the abalone move command with your password instead",
+            f"Replies for {user.userid} must come from one of {user.userid}'s confirmed "
+            "registered addresses; use the abalone move command with your password instead",
+            board=board_number,
+        )
+    if ctx.settings.reply_requires_authentication and ctx.authenticated is None:
+        authserv_id = ctx.settings.authserv_id or ctx.settings.address_domain
+        raise CommandError(
+            "This server moves by reply only for mail that its mail server "
+            f"({authserv_id}) has authenticated (Authentication-Results with a DMARC, DKIM "
+            "or SPF pass for your domain); use the abalone move command with your password "
+            "instead",
             board=board_number,
         )
     action = protocol.parse_reply_body(ctx.body)

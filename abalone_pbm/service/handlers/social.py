@@ -5,7 +5,8 @@
 * ``notify`` makes you a results-only observer of the boards named; ``subscribe all``
   makes you watch every board created later.
 * ``message`` and ``broadcast`` relay a text without showing an address to either side;
-  a user may broadcast once a day.
+  a user may broadcast once a day, and only an established one (see limits).
+* Text written by a user reaches only confirmed addresses, within the relay limits.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from ... import protocol, render
 from ...db import repository
 from ...db.models import Game, Observer, User
 from ...render import chat_mail
+from .. import limits
 from ..context import CommandError, MailContext, Outgoing
 from ..counters import read_counter, touch_counter
 from ..games import load_board, seat_of
@@ -41,7 +43,7 @@ BROADCAST_INTERVAL = timedelta(hours=24)
 def chat(ctx: MailContext, c: protocol.Chat) -> None:
     game = load_game(ctx, c.board, for_update=False)
     user = authenticate_for(ctx, game, c.userid, c.password)
-    text = c.text.strip()
+    text = protocol.mask_passwords(c.text).strip()  # a pasted command keeps its secret
     if not text:
         raise CommandError(
             "Your chat has no text: write the message in the body of the mail",
@@ -50,9 +52,9 @@ def chat(ctx: MailContext, c: protocol.Chat) -> None:
     subject, body = chat_mail(game.number, user.userid, text)
     people = [s.user for s in game.seats]
     people += [u for u, results_only in observers_of(ctx, game) if not results_only]
-    sent = ctx.send_to_users([*people, user], subject, body)
-    if ctx.sender.lower() not in sent:
-        ctx.reply(subject, body)
+    # The others within the relay limits; the author gets the chat as the answer.
+    limits.relay_text(ctx, user, people, subject, body, board=game.number)
+    ctx.reply(subject, body)
 
 
 # ---------------------------------------------------------------- watching games
@@ -153,7 +155,7 @@ def _recipients(ctx: MailContext, userids: Iterable[str]) -> list[User]:
         user = repository.get_user(ctx.session, userid)
         if user is None:
             unknown.append(userid)
-        elif user.disabled or user.robot is not None or not user.addresses:
+        elif user.disabled or user.robot is not None or not user_addresses(user):
             unreachable.append(userid)
         else:
             found.append(user)
@@ -181,7 +183,7 @@ def _message_body(sender: User, text: str, how_to_answer: str) -> str:
 def message(ctx: MailContext, c: protocol.Message) -> None:
     sender = authenticate(ctx, c.userid, c.password)
     recipients = _recipients(ctx, c.to)
-    text = c.text.strip()
+    text = protocol.mask_passwords(c.text).strip()  # a pasted command keeps its secret
     if not text:
         raise CommandError(
             "Your message is empty: write it in the body of the mail "
@@ -191,8 +193,8 @@ def message(ctx: MailContext, c: protocol.Message) -> None:
         f'To answer, mail the server a "message <your userid> <password> {sender.userid}" '
         "with your answer in the body.  Addresses are never shown to either side."
     )
-    ctx.send_to_users(
-        recipients, f"Abalone message from {sender.userid}",
+    limits.relay_text(
+        ctx, sender, recipients, f"Abalone message from {sender.userid}",
         _message_body(sender, text, answer),
     )
     names = render.and_list([u.userid for u in recipients])
@@ -201,12 +203,13 @@ def message(ctx: MailContext, c: protocol.Message) -> None:
 
 def broadcast(ctx: MailContext, c: protocol.Broadcast) -> None:
     sender = authenticate(ctx, c.userid, c.password)
-    text = c.text.strip()
+    text = protocol.mask_passwords(c.text).strip()  # a pasted command keeps its secret
     if not text:
         raise CommandError(
             "Your broadcast is empty: write it in the body of the mail "
             "(quoted text and your signature are not sent)"
         )
+    limits.check_established(ctx, sender)
     name = f"broadcast:{sender.userid}"
     counter = read_counter(ctx, name)
     if counter is not None and ctx.now - counter.updated_at < BROADCAST_INTERVAL:
@@ -227,9 +230,9 @@ def broadcast(ctx: MailContext, c: protocol.Broadcast) -> None:
         f'the server a "message <your userid> <password> {sender.userid}" with your answer '
         "in the body."
     )
-    count = len(ctx.send_to_users(
-        users, f"Abalone broadcast from {sender.userid}",
-        _message_body(sender, text, answer), skip=user_addresses(sender),
+    count = len(limits.relay_text(
+        ctx, sender, users, f"Abalone broadcast from {sender.userid}",
+        _message_body(sender, text, answer), allowance=False,
     ))
     text_answer(
         ctx, "Abalone broadcast sent",

@@ -1,0 +1,226 @@
+"""Rate limits and throttles on a mail being processed: what any one address or user can
+make the server do (DESIGN §2.6). The counting itself is in :mod:`.rates`.
+
+Events that must outlive a failed command (a wrong password fails its command, whose
+savepoint is rolled back) are kept on the context (:meth:`MailContext.keep`) and
+written after the savepoint; counting sees them before they are written.
+
+The password throttle is two steps around the (costly) argon2 check, so that the check
+itself may run anywhere, e.g. outside the write transaction:
+:func:`password_refusal` before it (cheap, reads only) and :func:`password_checked`
+after it with its outcome.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable
+from datetime import datetime, timedelta
+
+from .. import render
+from ..config import Settings
+from ..db.models import User
+from . import rates
+from .context import CommandError, MailContext, Outgoing
+
+log = logging.getLogger(__name__)
+
+#: The first wait of the password throttle; it doubles with each further failure.
+FIRST_PASSWORD_DELAY = timedelta(minutes=1)
+
+
+def _sender(ctx: MailContext) -> str:
+    return rates.normalise_address(ctx.envelope_sender or ctx.sender)
+
+
+# ------------------------------------------------------------------ relayed text
+def relay_text(ctx: MailContext, author: User, users: Iterable[User], subject: str, body: str,
+               *, board: int | None = None, allowance: bool = True) -> list[str]:
+    """Mail text written by ``author`` (message, chat, broadcast) to the confirmed
+    addresses of ``users``, each once and none of the author's own.
+
+    Within the author's daily allowance (else the command fails and nothing is sent; a
+    broadcast, ``allowance=False``, has its own) and each recipient's (a recipient who
+    had enough today is left out). Returns the addresses written to.
+    """
+    own = {a.address for a in author.addresses}
+    addresses: list[str] = []
+    for user in users:
+        for entry in user.addresses:
+            if entry.confirmed and entry.address not in own and entry.address not in addresses:
+                addresses.append(entry.address)
+    since = ctx.now - rates.DAY
+    per_user = ctx.settings.relay_per_user_daily if allowance else 0
+    if per_user:
+        used = rates.count(ctx.session, rates.RELAY_FROM, author.userid, since)
+        if used + len(addresses) > per_user:
+            left = max(per_user - used, 0)
+            raise CommandError(
+                f"{author.userid} may have text mailed to at most {per_user} addresses a day "
+                f"(messages and chats together); {left} more today, and this would go to "
+                f"{len(addresses)}.  Nothing was sent.",
+                board=board,
+            )
+    per_address = ctx.settings.relay_per_recipient_daily
+    sent: list[str] = []
+    for address in addresses:
+        target = rates.normalise_address(address)
+        if per_address and rates.count(ctx.session, rates.RELAY_TO, target, since) >= per_address:
+            log.info("relay to %s left out: it had %d relayed mails today", target, per_address)
+            continue
+        rates.record(ctx.session, rates.RELAY_TO, target, ctx.now)
+        rates.record(ctx.session, rates.RELAY_FROM, author.userid, ctx.now)
+        ctx.send(Outgoing(address, subject, body))
+        sent.append(address)
+    return sent
+
+
+def check_established(ctx: MailContext, user: User) -> None:
+    """``broadcast`` is for established users: enough rated games, an old enough account."""
+    games = ctx.settings.broadcast_min_games
+    days = ctx.settings.broadcast_min_age_days
+    age = ctx.now - user.created_at
+    if user.rated_games < games or age < timedelta(days=days):
+        raise CommandError(
+            f"broadcast is for established players: at least {games} rated games and an "
+            f"account at least {days} days old ({user.userid} has {user.rated_games} and is "
+            f"{age.days} days old).  Use message to write to players you know."
+        )
+
+
+# ------------------------------------------------------------------ confirmations
+def confirmation_allowed(ctx: MailContext, address: str) -> bool:
+    """Whether one more confirmation request may go to ``address`` today; counts it."""
+    target = rates.normalise_address(address)
+    cap = ctx.settings.confirmations_per_address_daily
+    if cap and rates.count(ctx.session, rates.CONFIRM, target, ctx.now - rates.DAY,
+                           ctx.kept_events) >= cap:
+        return False
+    ctx.keep(rates.CONFIRM, target)
+    return True
+
+
+# ------------------------------------------------------------------ challenges
+def check_challenge_allowed(ctx: MailContext) -> None:
+    """A sender issues at most ``challenges_per_sender_daily`` challenges a day."""
+    cap = ctx.settings.challenges_per_sender_daily
+    sender = _sender(ctx)
+    if cap and rates.count(ctx.session, rates.CHALLENGE, sender, ctx.now - rates.DAY) >= cap:
+        raise CommandError(
+            f"A sender may issue at most {cap} challenges a day; please try again tomorrow"
+        )
+    rates.record(ctx.session, rates.CHALLENGE, sender, ctx.now)
+
+
+def check_challenged(ctx: MailContext, players: Iterable[User], challenger: str | None) -> None:
+    """A player is named in at most ``challenges_per_player_daily`` challenges of others
+    a day (their own challenges and computer players do not count)."""
+    cap = ctx.settings.challenges_per_player_daily
+    named = [u for u in players if u.robot is None and u.userid != challenger]
+    if not cap:
+        return
+    for user in named:
+        if rates.count(ctx.session, rates.CHALLENGED, user.userid, ctx.now - rates.DAY) >= cap:
+            raise CommandError(
+                f"{user.userid} has been challenged by others {cap} times today, the most a "
+                "day; please try again tomorrow"
+            )
+    for user in named:
+        rates.record(ctx.session, rates.CHALLENGED, user.userid, ctx.now)
+
+
+# ------------------------------------------------------------------ passwords
+def password_delay(settings: Settings, failures: int) -> timedelta:
+    """How long after the last failure the next try must wait, after ``failures``."""
+    over = failures - settings.password_free_failures
+    if over < 0:
+        return timedelta(0)
+    longest = timedelta(minutes=settings.password_max_delay_minutes)
+    delay: timedelta = FIRST_PASSWORD_DELAY * 2 ** min(over, 20)
+    return min(delay, longest)
+
+
+def _failures(ctx: MailContext, fail_scope: str, ok_scope: str,
+              subject: str) -> tuple[int, datetime | None]:
+    """Failures since the last success (within a day), and the time of the last one."""
+    since = ctx.now - rates.DAY
+    last_ok = rates.latest(ctx.session, ok_scope, subject, ctx.kept_events)
+    if last_ok is not None and last_ok > since:
+        since = last_ok
+    failures = rates.count(ctx.session, fail_scope, subject, since, ctx.kept_events)
+    last = rates.latest(ctx.session, fail_scope, subject, ctx.kept_events) if failures else None
+    return failures, last
+
+
+def _from_owner(ctx: MailContext, owner_addresses: list[str]) -> bool:
+    sender = (ctx.envelope_sender or "").strip().strip("<>").lower()
+    return bool(sender) and sender in {a.lower() for a in owner_addresses}
+
+
+def password_refusal(ctx: MailContext, user: User, owner_addresses: list[str]) -> str | None:
+    """Why no password may be checked for ``user`` from this sender now, or None.
+
+    Strangers' wrong passwords slow down the checks for that user, but never for the
+    owner's own confirmed addresses (so nobody can lock a player out); each sender's
+    own wrong passwords slow down that sender, for every user.
+    """
+    checks = [(rates.PW_SENDER, rates.PW_OK_SENDER, _sender(ctx), "from your address")]
+    if not _from_owner(ctx, owner_addresses):
+        checks.insert(0, (rates.PW_USER, rates.PW_OK_USER, user.userid, f"for {user.userid}"))
+    for fail_scope, ok_scope, subject, what in checks:
+        failures, last = _failures(ctx, fail_scope, ok_scope, subject)
+        if last is None:
+            continue
+        until = last + password_delay(ctx.settings, failures)
+        if ctx.now < until:
+            return (f"Too many wrong passwords {what} ({failures} in a row): the password "
+                    f"was not checked.  The next try is possible from {rates.when(until)}; "
+                    "each further wrong password doubles the wait.")
+    return None
+
+
+def password_checked(ctx: MailContext, user: User, right: bool,
+                     owner_addresses: list[str]) -> None:
+    """Count the outcome of a password check (kept even when the command fails). The
+    owner is told, once a day, when strangers' wrong passwords start the throttle."""
+    sender = _sender(ctx)
+    owner = _from_owner(ctx, owner_addresses)
+    if right:
+        # Only a success that ends a run of failures needs a row.
+        if _failures(ctx, rates.PW_SENDER, rates.PW_OK_SENDER, sender)[0]:
+            ctx.keep(rates.PW_OK_SENDER, sender)
+        if owner and _failures(ctx, rates.PW_USER, rates.PW_OK_USER, user.userid)[0]:
+            ctx.keep(rates.PW_OK_USER, user.userid)
+        return
+    ctx.keep(rates.PW_SENDER, sender)
+    if owner:
+        return
+    ctx.keep(rates.PW_USER, user.userid)
+    failures, _ = _failures(ctx, rates.PW_USER, rates.PW_OK_USER, user.userid)
+    if failures < max(ctx.settings.password_free_failures, 1) or not owner_addresses:
+        return
+    if rates.count(ctx.session, rates.PW_NOTICE, user.userid, ctx.now - rates.DAY,
+                   ctx.kept_events) == 0:
+        ctx.keep(rates.PW_NOTICE, user.userid)
+        _notify_owner(ctx, user, failures, owner_addresses)
+
+
+def _notify_owner(ctx: MailContext, user: User, failures: int,
+                  owner_addresses: list[str]) -> None:
+    body = render.tidy(render.wrap_text(
+        f"{failures} wrong passwords for the Abalone userid {user.userid} have reached "
+        f"the server, the last one at {rates.when(ctx.now)}, from an address that is not "
+        "one of yours.\n\n"
+        "Your password was not revealed, and further tries from other addresses are now "
+        "slowed down (each wrong one doubles the wait).  Your own addresses are not "
+        "slowed down: you can go on playing as before.\n\n"
+        "If you think someone knows or guesses your password, choose a new one:\n\n"
+        f"    change password {user.userid} <old-password> <new-password>\n\n"
+        f"or, if you forgot it, send \"password reset {user.userid}\" to "
+        f"{ctx.settings.address}.  You get this notice at most once a day.\n"
+    ))
+    for address in owner_addresses:
+        ctx.kept_mail.append(
+            Outgoing(address, f"Abalone: wrong passwords for {user.userid}", body,
+                     auto_submitted="auto-generated")
+        )

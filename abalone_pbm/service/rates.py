@@ -1,0 +1,181 @@
+"""Counting for the rate limits: rows of ``rate_events`` (scope, subject, time).
+
+A limit is the number (or the time) of one scope's events for one subject within a
+window. The subject of an address limit is the address normalised by
+:func:`normalise_address` (lower case, no ``+tag``), so varying the case or a tag does
+not make a new address. The scopes:
+
+- ``answer``: a mail written for an incoming mail to its own sender (the daily reply
+  cap); board mails that other players' moves cause are not answers.
+- ``mail``: a mail processed for a sender (envelope address).
+- ``relay-from`` (userid) / ``relay-to`` (address): text written by one user (message,
+  chat, broadcast) mailed to others.
+- ``confirm``: a confirmation request mailed to an address.
+- ``challenge``: a challenge issued by a sender; ``challenged``: a player named in a
+  challenge by somebody else.
+- ``pw-user`` / ``pw-sender`` and ``pw-ok-user`` / ``pw-ok-sender``: wrong and right
+  passwords; ``pw-notice``: the owner was told about wrong passwords.
+
+This module is the bottom of the limits: it knows the database and the settings, not
+the mail context (``limits`` builds the policies on it, ``context`` its outgoing gate).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from datetime import datetime, timedelta
+from email.message import EmailMessage
+
+from sqlalchemy import delete, func, select
+from sqlalchemy.orm import Session
+
+from ..config import Settings
+from ..db.models import Address, OutboxMail, RateEvent
+from ..mail.guards import answer_address
+
+DAY = timedelta(days=1)
+#: Events are kept this long (the longest window, with a margin), then pruned.
+KEEP = timedelta(days=2)
+
+ANSWER = "answer"
+MAIL = "mail"
+RELAY_FROM = "relay-from"
+RELAY_TO = "relay-to"
+CONFIRM = "confirm"
+CHALLENGE = "challenge"
+CHALLENGED = "challenged"
+PW_USER = "pw-user"
+PW_SENDER = "pw-sender"
+PW_OK_USER = "pw-ok-user"
+PW_OK_SENDER = "pw-ok-sender"
+PW_NOTICE = "pw-notice"
+
+SUBJECT_LENGTH = 320
+
+#: Events not yet written: (scope, subject, time).
+Pending = Sequence[tuple[str, str, datetime]]
+
+
+def normalise_address(address: str) -> str:
+    """The address as limits count it: lower case, without a ``+tag`` in the local part."""
+    bare = address.strip().strip("<>").strip().lower()
+    local, at, domain = bare.rpartition("@")
+    if not at:
+        return bare[:SUBJECT_LENGTH]
+    base = local.split("+", 1)[0] or local
+    return f"{base}@{domain}"[:SUBJECT_LENGTH]
+
+
+def when(moment: datetime) -> str:
+    return moment.strftime("%Y-%m-%d %H:%M UTC")
+
+
+# ------------------------------------------------------------------------ counting
+def count(session: Session, scope: str, subject: str, since: datetime,
+          pending: Pending = ()) -> int:
+    """Events of ``scope`` for ``subject`` after ``since``, the ``pending`` included."""
+    subject = subject[:SUBJECT_LENGTH]
+    stored = session.scalar(
+        select(func.count(RateEvent.id)).where(
+            RateEvent.scope == scope, RateEvent.subject == subject, RateEvent.at > since
+        )
+    )
+    extra = sum(1 for s, subj, at in pending if s == scope and subj == subject and at > since)
+    return int(stored or 0) + extra
+
+
+def latest(session: Session, scope: str, subject: str, pending: Pending = ()) -> datetime | None:
+    """The time of the last event of ``scope`` for ``subject``, or None."""
+    subject = subject[:SUBJECT_LENGTH]
+    stored = session.scalar(
+        select(func.max(RateEvent.at)).where(RateEvent.scope == scope, RateEvent.subject == subject)
+    )
+    moments = [stored] if stored is not None else []
+    moments += [at for s, subj, at in pending if s == scope and subj == subject]
+    return max(moments) if moments else None
+
+
+def record(session: Session, scope: str, subject: str, now: datetime) -> None:
+    """Count one event now, in the current transaction (or savepoint)."""
+    session.add(RateEvent(scope=scope, subject=subject[:SUBJECT_LENGTH], at=now))
+
+
+def prune(session: Session, now: datetime) -> int:
+    """Forget events older than every window; returns how many rows went."""
+    result = session.execute(delete(RateEvent).where(RateEvent.at < now - KEEP))
+    return int(getattr(result, "rowcount", 0) or 0)
+
+
+# ------------------------------------------------------------------ addresses
+def confirmed_among(session: Session, addresses: Iterable[str]) -> set[str]:
+    """Which of ``addresses`` (lower case) are confirmed addresses of some user."""
+    wanted = {a.lower() for a in addresses}
+    if not wanted:
+        return set()
+    rows = session.scalars(
+        select(Address.address).where(Address.address.in_(wanted), Address.confirmed.is_(True))
+    )
+    return set(rows)
+
+
+def answer_target(session: Session, message: EmailMessage, envelope_from: str) -> str:
+    """Where answers to a mail go: the envelope sender, the address it came from. Its
+    Reply-To or From header may point elsewhere only to another confirmed address of
+    the same player (a header can name anybody, so a stranger's mail cannot send the
+    server's answers to someone else)."""
+    envelope = (envelope_from or "").strip().strip("<>").strip().lower()
+    preferred = answer_address(message, envelope_from)
+    if not envelope or not preferred or preferred == envelope:
+        return preferred or envelope
+    owners = [
+        set(session.scalars(select(Address.user_id).where(
+            Address.address == address, Address.confirmed.is_(True))))
+        for address in (preferred, envelope)
+    ]
+    return preferred if owners[0] & owners[1] else envelope
+
+
+# ----------------------------------------------------------- the worker's daily caps
+def reason_to_drop(session: Session, settings: Settings, answer_to: str, envelope_from: str,
+                   now: datetime) -> str | None:
+    """Why a mail must not be processed at all (its answer address or its sender has
+    had its day's share), or None; counts the mail when it may be processed."""
+    since = now - DAY
+    cap = settings.daily_reply_cap
+    target = normalise_address(answer_to)
+    if cap and target and count(session, ANSWER, target, since) >= cap:
+        return f"daily reply cap ({cap}) reached for {target}"
+    sender = normalise_address(envelope_from)
+    mails = settings.sender_daily_mails
+    if mails and sender and count(session, MAIL, sender, since) >= mails:
+        return f"daily mail limit ({mails}) reached for sender {sender}"
+    if sender:
+        record(session, MAIL, sender, now)
+    return None
+
+
+def answer_room(session: Session, settings: Settings, recipient: str, already: int,
+                now: datetime) -> bool:
+    """Whether one more answer may go to ``recipient`` today, ``already`` of this
+    mail's answers to it counted (the worker records them: :func:`record_answers`)."""
+    cap = settings.daily_reply_cap
+    target = normalise_address(recipient)
+    return not cap or count(session, ANSWER, target, now - DAY) + already < cap
+
+
+def record_answers(session: Session, inbox_id: int, answer_to: str, envelope_from: str,
+                   now: datetime) -> int:
+    """Count the mails written for one incoming mail to its own sender (the address
+    answers go to, or the envelope sender): the daily reply cap counts these, never the
+    board mails that other players' moves cause. Returns how many."""
+    own = {normalise_address(a) for a in (answer_to, envelope_from) if a}
+    recipients = session.scalars(
+        select(OutboxMail.recipient).where(OutboxMail.inbox_id == inbox_id)
+    )
+    counted = 0
+    for recipient in list(recipients):
+        target = normalise_address(recipient)
+        if target in own:
+            record(session, ANSWER, target, now)
+            counted += 1
+    return counted
