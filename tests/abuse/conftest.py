@@ -133,13 +133,32 @@ def engine(_running: _Running) -> Iterator[Engine]:
     made.dispose()
 
 
-def settle(server: LiveServer) -> None:
-    """Wait until every mail sent before has been processed and its answers relayed:
-    the inbox is worked off in order, so a fresh sender's help answer comes last."""
-    probe = f"{unique('settle')}@probe.test"
-    server.send(probe, "help")
-    server.mailbox.wait_for(probe, r"^Abalone help", timeout=60)
-    time.sleep(0.2)
+_engines: dict[str, Engine] = {}
+
+
+def settle(server: LiveServer, timeout: float = 60.0) -> None:
+    """Wait until every mail sent so far has been processed and its answers relayed:
+    the server's inbox has nothing new and its outbox nothing pending. (The inbox is
+    not worked off in arrival order, it is fair between senders, so a later probe mail
+    proves nothing.)"""
+    from abalone_pbm.db.session import normalise_url
+
+    url = server.env["ABALONE_PBM_DATABASE_URL"]
+    if url not in _engines:
+        _engines[url] = create_engine(normalise_url(url))
+    deadline = time.monotonic() + timeout
+    while True:
+        with _engines[url].connect() as connection:
+            busy = connection.execute(text(
+                "SELECT (SELECT count(*) FROM inbox WHERE status = 'new') + "
+                "(SELECT count(*) FROM outbox WHERE status = 'pending')"
+            )).scalar()
+        if not busy:
+            break
+        if time.monotonic() > deadline:
+            raise AssertionError(f"the server did not settle: {busy} mails in work")
+        time.sleep(0.05)
+    time.sleep(0.05)  # the relay sink has stored the last mail it acknowledged
 
 
 def mails_to(server: LiveServer, address: str) -> list[EmailMessage]:
