@@ -52,7 +52,8 @@ class Settings:
     #: Most mails from one sender (envelope address, normalised) processed per day.
     sender_daily_mails: int = 500
     #: Most mails one incoming mail may cause to its own sender (e.g. `show` of many
-    #: boards); the rest are not sent and the answer says so.
+    #: boards; a `multiple` may have one per line); the rest are not sent and the
+    #: answer says so.
     answers_per_mail: int = 20
     #: Most command lines a `multiple` mail runs; it is answered in one summary mail.
     multiple_max_lines: int = 50

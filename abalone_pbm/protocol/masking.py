@@ -162,9 +162,9 @@ def _fits(spec: CommandSpec, args: Sequence[str], positions: Sequence[int]) -> b
     word = rest[0].lower()
     if token == "<move>" and looks_like_move(" ".join(rest)):
         return True  # a move written with blanks: "c3 - c5 , d4"
-    if "|" in token and "<" not in token:  # on|off: one of these words (or a slip)
-        if not any(_slips(word, choice) <= 1 for choice in token.split("|")):
-            return False
+    if "|" in token and "<" not in token:  # on|off: one of these words (or a slip) ...
+        if not any(_slips(word, choice) <= 1 for choice in token.split("|")) and len(rest) > 1:
+            return False  # ... or a wrong word alone where it stands ("format fred pw big")
     elif "<address>" in token and "@" not in word:
         return False
     open_ended = any(t.endswith("...") or t.endswith("...]") for t in expected)

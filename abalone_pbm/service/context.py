@@ -76,6 +76,8 @@ class MailContext:
     #: Rate-limit events and mails that stay even when the command fails (see limits).
     kept_events: list[tuple[str, str, datetime]] = field(default_factory=list)
     kept_mail: list[Outgoing] = field(default_factory=list)
+    #: Answers this mail may have when more than ``answers_per_mail`` (a multiple).
+    answer_allowance: int = 0
 
     def keep(self, scope: str, subject: str) -> None:
         """Count one rate-limit event that stays counted even when the command fails."""
@@ -133,8 +135,8 @@ class MailContext:
         This is the one gate every mail passes (DESIGN §2.6): a mail to anybody but the
         sender of this mail goes only to a confirmed address (or is the one
         confirmation request an address gets); answers to the sender count against the
-        daily cap of its address, and at most ``answers_per_mail`` plain answers (not
-        board mails) go out for one mail.
+        daily cap of its address, and at most ``answers_per_mail`` of them go out for
+        one mail.
         """
         self.write_kept()
         count = 0
@@ -166,10 +168,10 @@ class MailContext:
         return count
 
     def _bound_answers(self, sender: str, envelope: str) -> None:
-        """At most ``answers_per_mail`` plain answers (board mails with a reply address
-        are not counted): the rest become one short note."""
-        most = self.settings.answers_per_mail
-        plain = [m for m in self.outgoing if m.reply_to is None and not m.confirmation
+        """At most ``answers_per_mail`` answers to the sender (``answer_allowance`` when
+        more, e.g. a ``multiple`` of many moves): the rest become one short note."""
+        most = max(self.settings.answers_per_mail, self.answer_allowance)
+        plain = [m for m in self.outgoing if not m.confirmation
                  and rates.normalise_address(m.to) in {sender, envelope} - {""}]
         if len(plain) <= most:
             return

@@ -11,6 +11,7 @@ board mails, which carry the reply address for the next move, go out as usual.
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
@@ -57,8 +58,16 @@ def _is_folded(ctx: MailContext, mail: Outgoing) -> bool:
             and rates.normalise_address(mail.to) == sender)
 
 
-def _indent(text: str, prefix: str = "     ") -> str:
-    return "\n".join((prefix + line).rstrip() for line in text.strip("\n").splitlines())
+def _outcome(error_text: str | None) -> str:
+    """``-> done``, or ``-> failed: why`` wrapped to the mail's 72 columns."""
+    if error_text is None:
+        return "-> done"
+    lines = [line for line in error_text.strip().splitlines() if line.strip()]
+    first = textwrap.fill(lines[0], 72, initial_indent="-> failed: ", subsequent_indent="   ",
+                          break_long_words=False, break_on_hyphens=False)
+    rest = [textwrap.fill(line, 72, initial_indent="   ", subsequent_indent="   ",
+                          break_long_words=False, break_on_hyphens=False) for line in lines[1:]]
+    return "\n".join([first, *rest])
 
 
 def handle_multiple(ctx: MailContext, command: protocol.Multiple,
@@ -69,43 +78,48 @@ def handle_multiple(ctx: MailContext, command: protocol.Multiple,
                            "this one has none.")
     most = ctx.settings.multiple_max_lines
     run, skipped = lines[:most], lines[most:]
+    # Each line may bring its board mail (moves on many boards), and the summary comes.
+    ctx.answer_allowance = len(run) + 1
     sections: list[str] = []
+    done = 0
     seen_answers: dict[str, int] = {}
     for number, line in enumerate(run, start=1):
-        masked = protocol.mask_passwords(line)
+        # Each line quoted (masked) as the user wrote it, then what came of it.
+        quoted = f"> {protocol.mask_passwords(line)}"
         try:
             inner = protocol.parse_command(line, "")
         except protocol.CommandSyntaxError as error:
-            sections.append(f"{number}. {masked}\n  -> failed: {_indent(str(error)).strip()}")
+            sections.append(f"{quoted}\n{_outcome(str(error))}")
             continue
         if isinstance(inner, protocol.Multiple):
-            sections.append(f"{number}. {masked}\n  -> failed: a multiple cannot hold another "
-                            "multiple")
+            sections.append(f"{quoted}\n{_outcome('a multiple cannot hold another multiple')}")
             continue
         mark = len(ctx.outgoing)
         with _as_single_command(ctx, line):
             error_text = _attempt(ctx, lambda: dispatch(ctx, inner))
         answers = [m for m in ctx.outgoing[mark:] if _is_folded(ctx, m)]
         ctx.outgoing[mark:] = [m for m in ctx.outgoing[mark:] if not _is_folded(ctx, m)]
-        outcome = "done" if error_text is None else f"failed: {error_text}"
-        section = [f"{number}. {masked}\n  -> {outcome}"]
+        done += error_text is None
+        section = [f"{quoted}\n{_outcome(error_text)}"]
         for answer in answers:
             key = answer.subject + "\n" + answer.body
             if key in seen_answers:
-                section.append(f"     (the same answer as line {seen_answers[key]})")
+                section.append(f"(the same answer as line {seen_answers[key]})")
                 continue
             seen_answers[key] = number
-            section.append(_indent(f"{answer.subject}\n\n{answer.body}"))
+            rule = "-" * min(len(answer.subject), 72)
+            section.append(f"{answer.subject}\n{rule}\n{answer.body.strip()}")
         sections.append("\n\n".join(section))
     if skipped:
-        shown = "".join(f"\n     {protocol.mask_passwords(line)}" for line in skipped[:_SHOWN_SKIPPED])
-        more = " ..." if len(skipped) > _SHOWN_SKIPPED else ""
+        shown = "".join(f"\n> {protocol.mask_passwords(line)}" for line in skipped[:_SHOWN_SKIPPED])
+        more = "\n> ..." if len(skipped) > _SHOWN_SKIPPED else ""
         sections.append(
-            f"{len(skipped)} more line{'s were' if len(skipped) != 1 else ' was'} not "
-            f"processed: a multiple mail runs at most {most} lines.{shown}{more}"
+            render.wrap_text(
+                f"{len(skipped)} more line{'s were' if len(skipped) != 1 else ' was'} not "
+                f"processed: a multiple mail runs at most {most} lines.")
+            + f"{shown}{more}"
         )
-    done = sum(1 for s in sections if "\n  -> done" in s)
     failed = len(run) - done
-    header = (f"Results of the commands in your multiple mail: {done} done, {failed} failed, "
-              f"{len(skipped)} not processed.")
+    header = (f"Your multiple mail: {done} done, {failed} failed, {len(skipped)} not "
+              "processed.")
     ctx.reply(*render.text_mail("Abalone multiple", header + "\n\n" + "\n\n".join(sections)))

@@ -58,8 +58,14 @@ def test_every_line_but_the_board_and_quotes_fits_72_columns(harness: Harness) -
         "abalone limit fred pw1", "notify fred pw1", "abalone preview 101 c3-c5,d4",
         "abalone submit 101 fred pw1 c3-c5,d4", "password reset fred",
         "format fred pw1 text", "digest fred pw1 on", "abalone seek betty pw4 2",
+        "help limits", "help confirm address", "add fred pw1 fred@home.example",
+        "confirm address nonsense", "broadcast fred pw1",
     ):
         sent += h.mail(FRED_AT, subject)
+    # The limits' own texts: a multiple's summary, a throttle, the owner's notice.
+    sent += h.mail(FRED_AT, "multiple", "help reply\nhelp signup\nbogus words\n" + "help\n" * 60)
+    for n in range(5):
+        sent += h.mail("mallory@evil.example", f"vacation betty wrong{n} on")
     for ply, played in enumerate(scripted_game(), start=1):
         userid, password = ("fred", "pw1") if ply % 2 else ("wilma", "pw2")
         sent += move(h, userid, password, played)

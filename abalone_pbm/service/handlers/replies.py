@@ -30,8 +30,9 @@ def board_reply(ctx: MailContext, board_number: int, token: str) -> None:
     if (ctx.settings.reply_requires_registered_sender
             and ctx.envelope_sender not in user_addresses(user)):
         raise CommandError(
-            f"Replies for {user.userid} must come from one of {user.userid}'s confirmed "
-            "registered addresses; use the abalone move command with your password instead",
+            f"Replies for {user.userid} must come from one of {user.userid}'s registered "
+            "addresses (a confirmed one, as the sender of the mail); use the abalone move "
+            "command with your password instead",
             board=board_number,
         )
     if ctx.settings.reply_requires_authentication and ctx.authenticated is None:
