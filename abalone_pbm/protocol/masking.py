@@ -162,8 +162,13 @@ def _fits(spec: CommandSpec, args: Sequence[str], positions: Sequence[int]) -> b
     word = rest[0].lower()
     if token == "<move>" and looks_like_move(" ".join(rest)):
         return True  # a move written with blanks: "c3 - c5 , d4"
-    if "|" in token and "<" not in token:  # on|off: one of these words (or a slip) ...
-        if not any(_slips(word, choice) <= 1 for choice in token.split("|")) and len(rest) > 1:
+    if "|" in token:  # on|off, <N>|accept|reject: one of these (or a slip) ...
+        choices = token.split("|")
+        fitting = any(
+            word.isdigit() if choice.startswith("<") else _slips(word, choice) <= 1
+            for choice in choices
+        )
+        if not fitting and len(rest) > 1:
             return False  # ... or a wrong word alone where it stands ("format fred pw big")
     elif "<address>" in token and "@" not in word:
         return False

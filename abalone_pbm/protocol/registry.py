@@ -102,7 +102,7 @@ _SPECS = (
     CommandSpec(
         "delete",
         "delete <userid> <password>",
-        "delete your userid",
+        "remove your userid for good",
         "Removes your userid and addresses for good.  Games you are still playing are "
         "resigned.  Finished games keep your userid in their records.",
         secret=(1,),

@@ -150,6 +150,9 @@ def test_quote_original_without_body() -> None:
         ("abalnoe move 101 fred Pw1 c3-c5,d4", f"abalnoe move 101 fred {M} c3-c5,d4"),
         ("move fred Pw1 c3-c5,d4", f"move fred {M} c3-c5,d4"),
         ("confirm address k3x9q7mf2a", f"confirm address {M}"),
+        ("format fred Pw1 pictures", f"format fred {M} pictures"),
+        ("limit fred Pw1 lots", f"limit fred {M} lots"),
+        ("accept 101 fred Pw1", f"accept 101 fred {M}"),
     ],
 )
 def test_misspelt_commands_are_masked(line: str, masked: str) -> None:
@@ -172,10 +175,21 @@ def test_misspelt_commands_are_masked(line: str, masked: str) -> None:
         "Messages from fred are nice",
         "deleted fred yesterday",
         "move your marbles to the centre",
+        "        limit how many games you play",
     ],
 )
 def test_ordinary_words_are_never_masked(line: str) -> None:
     assert mask_passwords(line) == line
+
+
+def test_no_line_of_the_servers_help_is_masked() -> None:
+    from abalone_pbm.protocol import COMMANDS
+    from abalone_pbm.render import help_mail
+
+    topics = ["", "rules", "notation", "reply", "votes", "marks", "limits", *COMMANDS]
+    texts = [help_mail([t] if t else [])[1] for t in topics] + [help_mail([], game=True)[1]]
+    for text in texts:
+        assert mask_passwords(text) == text
 
 
 def test_a_command_cut_over_lines_is_masked_across_them() -> None:
