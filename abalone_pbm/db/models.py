@@ -268,9 +268,12 @@ class InboxMail(Base):
 
     id: Mapped[int] = mapped_column(primary_key=True)
     received_at: Mapped[datetime] = mapped_column(UTCDateTime())
-    #: Message-ID header, or "sha256:<hex of the bytes>" when there is none;
-    #: a redelivered mail has the same key and is stored (and processed) once.
+    #: Which deliveries are the same mail (``mail.idempotency``): a digest of the
+    #: envelope sender and Message-ID, or of a traced delivery's bytes; a redelivered
+    #: mail has the same key and is stored (and processed) once.
     dedup_key: Mapped[str] = mapped_column(String(255), unique=True)
+    #: The Message-ID as clean text (None when the mail had none), for the admin.
+    message_id: Mapped[str | None] = mapped_column(String(255), default=None)
     envelope_from: Mapped[str] = mapped_column(String(320), default="")
     #: Envelope recipients, comma-separated.
     envelope_to: Mapped[str] = mapped_column(Text, default="")
@@ -371,3 +374,9 @@ def seat_to_move(position: str) -> int:
 def _keep_to_move(game: Game, position: str, _old: object, _initiator: object) -> None:
     if isinstance(position, str):
         game.to_move = seat_to_move(position)
+
+
+# Every ORM write checks its values against the columns first (same on both databases).
+from .column_checks import install as _install_column_checks  # noqa: E402
+
+_install_column_checks(Base)

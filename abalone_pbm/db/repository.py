@@ -10,20 +10,20 @@ In a ``Database.read()`` session nothing is locked (a read-only transaction cann
 from __future__ import annotations
 
 import email.policy
-import hashlib
 from collections import Counter
 from typing import TYPE_CHECKING
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from email.message import EmailMessage
-from email.parser import BytesHeaderParser
 from email.utils import getaddresses
 
 from sqlalchemy import Engine, Select, and_, func, insert, or_, select, text, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
+from ..mail.idempotency import clean_message_id, inbox_key
+from ..mail.validation import one_line
 from .models import Address, Game, InboxMail, MailSender, OutboxMail, Seat, User
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -77,7 +77,6 @@ FIRST_BOARD = 101
 #: Key of the PostgreSQL advisory lock that hands out board numbers one at a time.
 _BOARD_NUMBER_LOCK = 0x0AB41011
 
-_KEY_LENGTH = 255
 
 
 def _utc(moment: datetime) -> datetime:
@@ -107,18 +106,10 @@ def _skip_locked(session: Session, query: Select) -> Select:  # type: ignore[typ
 # -- inbox ----------------------------------------------------------------------------
 
 
-def dedup_key(raw: bytes) -> str:
-    """The Message-ID of the mail (whitespace stripped), or ``sha256:<hex>`` of its bytes."""
-    headers = BytesHeaderParser(policy=email.policy.compat32).parsebytes(raw)
-    value = headers.get("Message-ID")
-    message_id = " ".join(str(value).split()) if value is not None else ""
-    if not message_id:
-        return "sha256:" + hashlib.sha256(raw).hexdigest()
-    if len(message_id) > _KEY_LENGTH or not message_id.isascii():
-        # Too long for the column, or 8-bit garbage: a digest of it is the same key.
-        digest = hashlib.sha256(message_id.encode("utf-8", "surrogateescape")).hexdigest()
-        return "message-id-sha256:" + digest
-    return message_id
+def dedup_key(raw: bytes, envelope_from: str = "", envelope_to: Sequence[str] = ()) -> str:
+    """The inbox key of one delivery: envelope sender + Message-ID, else the bytes of
+    a traced delivery, else unique (see ``mail.idempotency``)."""
+    return inbox_key(raw, envelope_from, envelope_to)
 
 
 def store_inbox(
@@ -130,16 +121,18 @@ def store_inbox(
 ) -> tuple[InboxMail | None, bool]:
     """Store an accepted mail; ``(row, True)``, or ``(earlier row, False)`` if seen before.
 
-    A redelivery (same Message-ID, or same bytes when there is none) is not stored
-    again, and the surrounding transaction stays usable (``ON CONFLICT DO NOTHING``).
+    A redelivery (same envelope sender and Message-ID, or the same bytes of a traced
+    delivery when there is none; see ``mail.idempotency``) is not stored again, and the surrounding transaction stays usable (``ON CONFLICT DO NOTHING``).
     The earlier row can be None when another transaction stores it at this moment.
     """
-    key = dedup_key(raw)
+    key = dedup_key(raw, envelope_from, envelope_to)
     values = {
         "received_at": now,
         "dedup_key": key,
-        "envelope_from": envelope_from[:320],
-        "envelope_to": ",".join(envelope_to),
+        "message_id": clean_message_id(raw),
+        # Clean text that fits (an unusable sender is refused later, with a reason).
+        "envelope_from": one_line(envelope_from, limit=320),
+        "envelope_to": ",".join(one_line(address) for address in envelope_to),
         "raw": raw,
         "status": "new",
         "attempts": 0,
@@ -182,7 +175,7 @@ def _sender_key(envelope_from: str | None) -> str:
     return f"{local.split('+', 1)[0] or local}@{domain}" if at else bare
 
 
-def claim_next_inbox(session: Session) -> InboxMail | None:
+def claim_next_inbox(session: Session, exclude: Iterable[int] = ()) -> InboxMail | None:
     """The next unprocessed mail, locked for this transaction (None: nothing to do).
 
     Fair between senders (DESIGN §2.6: a flood from one sender never delays other
@@ -190,13 +183,13 @@ def claim_next_inbox(session: Session) -> InboxMail | None:
     each sender's oldest mail goes first, those with fewest waiting first, then each
     sender's next; one sender's own mails keep their order. The caller processes it and calls ``mark_inbox`` in the
     same transaction; other processes skip a locked row (PostgreSQL) and take another.
+    Ids in ``exclude`` (mails the worker had to set aside) are skipped.
     """
-    window = session.execute(
-        select(InboxMail.id, InboxMail.envelope_from)
-        .where(InboxMail.status == "new")
-        .order_by(InboxMail.id)
-        .limit(FAIR_WINDOW)
-    ).all()
+    query = select(InboxMail.id, InboxMail.envelope_from).where(InboxMail.status == "new")
+    skipped = list(exclude)
+    if skipped:
+        query = query.where(InboxMail.id.not_in(skipped))
+    window = session.execute(query.order_by(InboxMail.id).limit(FAIR_WINDOW)).all()
     waiting: Counter[str] = Counter()
     candidates: list[tuple[int, str, int]] = []  # (place in its sender's queue, sender, id)
     for mail_id, envelope_from in window:
@@ -304,12 +297,15 @@ def enqueue_outbox(
     if not sender:
         raise ValueError("an outgoing mail needs a From address")
     handoff: Handoff | None = session.info.get(HANDOFF)
+    # An internationalised address can only be written in UTF-8 (RFC 6532); such a
+    # mail goes out with SMTPUTF8, everything else stays 7-bit clean.
+    policy = email.policy.SMTP if recipients[0].isascii() else email.policy.SMTPUTF8
     row = OutboxMail(
         created_at=now,
         message_id=message_id,
         sender=sender,
         recipient=recipients[0],
-        raw=message.as_bytes(policy=email.policy.SMTP),
+        raw=message.as_bytes(policy=policy),
         status="pending",
         attempts=0,
         next_attempt_at=handoff.until if handoff else now,

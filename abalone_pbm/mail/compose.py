@@ -16,6 +16,7 @@ from datetime import datetime, timezone
 from email import quoprimime
 from email.message import EmailMessage
 from email.policy import SMTP as smtp_policy
+from email.policy import SMTPUTF8 as smtputf8_policy
 from email.policy import default as default_policy
 from email.utils import format_datetime, getaddresses
 
@@ -209,8 +210,10 @@ def compose_mail(
                       in_reply_to=in_reply_to, references=references,
                       auto_submitted=auto_submitted, loop_token=loop_token, date=date,
                       message_id=found_id, html=html)
-    return ComposedMail(found_id, envelope_sender, recipient,
-                        message.as_bytes(policy=smtp_policy))
+    # An internationalised address can only be written in UTF-8 (RFC 6532); such a
+    # mail goes out with SMTPUTF8, everything else stays 7-bit clean.
+    policy = smtp_policy if recipient.isascii() else smtputf8_policy
+    return ComposedMail(found_id, envelope_sender, recipient, message.as_bytes(policy=policy))
 
 
 def _boundary(content: str) -> str:

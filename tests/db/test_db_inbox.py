@@ -34,19 +34,28 @@ def count(database: Database) -> int:
 
 
 def test_dedup_key() -> None:
-    assert repository.dedup_key(mail("x", "  <a@b>  ")) == "<a@b>"
+    key = repository.dedup_key(mail("x", "  <a@b>  "), "fred@example.org")
+    assert key.startswith("mid:") and key.isascii() and len(key) <= 255
     folded = b"Message-ID:\r\n <a@b>\r\nSubject: x\r\n\r\nbody\r\n"
-    assert repository.dedup_key(folded) == "<a@b>"
-    raw = mail("x")
-    import hashlib
-
-    assert repository.dedup_key(raw) == "sha256:" + hashlib.sha256(raw).hexdigest()
+    assert repository.dedup_key(folded, "fred@example.org") == key
+    # The envelope sender is part of the key (its case and brackets are not).
+    assert repository.dedup_key(mail("x", "<a@b>"), "<FRED@example.org>") == key
+    assert repository.dedup_key(mail("x", "<a@b>"), "eve@example.org") != key
     long_id = "<" + "x" * 300 + "@b>"
-    assert len(repository.dedup_key(mail("x", long_id))) <= 255
-    assert repository.dedup_key(mail("x", long_id)) == repository.dedup_key(mail("y", long_id))
+    assert len(repository.dedup_key(mail("x", long_id), "f@e")) <= 255
+    assert repository.dedup_key(mail("x", long_id), "f@e") == repository.dedup_key(
+        mail("y", long_id), "f@e"
+    )
     eight_bit = b"Message-ID: <caf\xe9@b>\r\nSubject: x\r\n\r\nbody\r\n"
-    key = repository.dedup_key(eight_bit)
-    assert key.isascii() and key.startswith("message-id-sha256:")
+    key = repository.dedup_key(eight_bit, "f@e")
+    assert key.isascii() and key.startswith("mid:")
+    # Without Message-ID: the bytes of a traced delivery, else every delivery its own.
+    traced = b"Received: from mx by here with ESMTP id 4F2; now\r\n" + mail("x")
+    assert repository.dedup_key(traced, "f@e", ["a@l"]) == repository.dedup_key(
+        traced, "f@e", ["a@l"]
+    )
+    assert repository.dedup_key(traced, "f@e", ["a@l"]).startswith("bytes:")
+    assert repository.dedup_key(mail("x"), "f@e") != repository.dedup_key(mail("x"), "f@e")
 
 
 def test_same_message_id_is_stored_once(database: Database) -> None:
@@ -58,13 +67,25 @@ def test_same_message_id_is_stored_once(database: Database) -> None:
     assert count(database) == 1
 
 
-def test_without_message_id_the_bytes_decide(database: Database) -> None:
+def test_another_sender_cannot_squat_a_message_id(database: Database) -> None:
+    with database.write() as session:
+        squat, _ = repository.store_inbox(
+            session, mail("help", "<m1@example.org>"), "eve@example.org", ["a@l"], NOW
+        )
+    first_id, created = store(database, mail("move 1", "<m1@example.org>"))
+    assert created and squat is not None and first_id != squat.id
+    assert count(database) == 2
+
+
+def test_without_message_id_every_untraced_delivery_counts(database: Database) -> None:
     a, created_a = store(database, mail("one"))
     b, created_b = store(database, mail("one"))
-    c, created_c = store(database, mail("two"))
-    assert created_a and not created_b and created_c
-    assert a == b != c
-    assert count(database) == 2
+    assert created_a and created_b and a != b
+    traced = b"Received: from mx by here with ESMTP id 4F2; now\r\n" + mail("two")
+    c, created_c = store(database, traced)
+    d, created_d = store(database, traced)
+    assert created_c and not created_d and c == d
+    assert count(database) == 3
 
 
 def test_a_redelivery_leaves_the_transaction_usable(database: Database) -> None:
