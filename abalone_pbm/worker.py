@@ -10,7 +10,11 @@ and never applies a move twice (the row is ``done`` exactly when the move is sto
 
 When ``handle`` raises, everything it did is rolled back; a separate small
 transaction counts the attempt and records the error, and after ``max_attempts``
-failures the row is ``parked`` for the admin (never silently dropped).
+failures the row is ``parked`` for the admin (never silently dropped) and the sender is
+told so in one short answer. The record of a failure never holds the failing value
+(only the error's type and where it happened, see ``error_summary``), the log gets one
+line with the mail id, and a mail whose failure cannot even be recorded is set aside
+for this process's life: no single mail can stop the worker.
 
 With a ``handoff`` (``serve``: the sender of the same process) the replies a mail
 causes are written already leased to that sender and handed to it right after the
@@ -23,7 +27,6 @@ import email
 import logging
 from datetime import datetime
 import threading
-import traceback
 from email.header import decode_header, make_header
 from email.message import EmailMessage
 from email.policy import EmailPolicy
@@ -36,7 +39,8 @@ from .clock import Clock
 from .config import Settings
 from .db.models import InboxMail
 from .db.repository import HANDOFF, Handoff, OutgoingRow
-from .mail.guards import reason_to_ignore
+from .mail.guards import answer_address, answer_address_problem, reason_to_ignore
+from .mail.validation import error_summary, has_unsafe_characters, one_line
 from .service import rates
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -67,6 +71,10 @@ class _LeanPolicy(EmailPolicy):
                 text = str(make_header(decode_header(text)))
             except Exception:  # a malformed encoded word stays as written
                 pass
+        if has_unsafe_characters(text):
+            # A line feed or NUL hidden in an encoded word, or another control
+            # character: the header becomes one clean line (mail.validation).
+            return one_line(text, limit=None)
         return text.strip()
 
 
@@ -108,13 +116,6 @@ class HandoffTarget(Protocol):
     def hand_over(self, rows: list[OutgoingRow]) -> None: ...
 
 
-def error_summary(error: BaseException, limit: int = 4000) -> str:
-    """A traceback summary for ``last_error``: the exception and the innermost frames."""
-    lines = traceback.format_exception(type(error), error, error.__traceback__, limit=-6)
-    text = "".join(lines)
-    return text if len(text) <= limit else "…" + text[-limit:]
-
-
 class Worker:
     """Processes the inbox one mail per transaction (see the module text)."""
 
@@ -141,6 +142,8 @@ class Worker:
         self.handoff = handoff
         #: Finds and checks a mail's passwords before its write transaction.
         self.passwords = passwords
+        #: Mails whose failure could not even be recorded: skipped until restart.
+        self.set_aside: set[int] = set()
 
     def run_once(self) -> bool:
         """Process the next new inbox mail; False when there was none.
@@ -169,7 +172,7 @@ class Worker:
                     owner, until = self.handoff.handoff_lease()
                     handoff = Handoff(owner, until, [])
                     session.info[HANDOFF] = handoff
-                mail = claim_next_inbox(session)
+                mail = claim_next_inbox(session, exclude=self.set_aside)
                 if mail is None:
                     return False
                 mail_id = mail.id
@@ -180,7 +183,12 @@ class Worker:
                     # The daily caps of the answer address and of the sender (§2.6).
                     envelope = mail.envelope_from or ""
                     answer_to = rates.answer_target(session, message, envelope)
-                    reason = rates.reason_to_drop(session, self.settings, answer_to, envelope, now)
+                    if not answer_to:
+                        problem = answer_address_problem(message, envelope)
+                        reason = f"no address to answer ({problem})"
+                    else:
+                        reason = rates.reason_to_drop(session, self.settings, answer_to,
+                                                      envelope, now)
                 if reason is not None:
                     mark_inbox(session, mail, "dropped", note=reason, now=now)
                     outcome = f"dropped: {reason}"
@@ -209,30 +217,78 @@ class Worker:
         if self.after_commit is not None:
             try:
                 self.after_commit()
-            except Exception:
-                log.exception("after_commit hook failed")
+            except Exception as error:
+                log.error("after_commit hook failed: %s", error_summary(error, limit=500))
         return True
 
     def _failed(self, mail_id: int, error: BaseException) -> None:
-        """Count a failed attempt in its own transaction; park the mail after the last."""
+        """Count a failed attempt in its own transaction; park the mail after the last.
+
+        Never raises because of the mail: when even recording fails, the mail is set
+        aside (skipped by this worker until it restarts) and the failure logged.
+        """
+        summary = error_summary(error)
+        try:
+            parked, attempts = self._record_failure(mail_id, summary)
+        except Exception as record_error:
+            self.set_aside.add(mail_id)
+            log.error("inbox %s: failed (%s), and the failure could not be recorded (%s); "
+                      "set aside until restart", mail_id, summary,
+                      error_summary(record_error, limit=300))
+            return
+        if parked:
+            log.error("inbox %s: parked after %d failed attempts: %s", mail_id, attempts,
+                      summary)
+        elif attempts:
+            log.warning("inbox %s: attempt %d failed, will retry: %s", mail_id, attempts,
+                        summary)
+
+    def _record_failure(self, mail_id: int, summary: str) -> tuple[bool, int]:
+        """(parked, attempts so far); the parked mail's sender is told in one answer."""
         from .db.repository import mark_inbox
 
-        summary = error_summary(error)
         with self.database.write() as session:
             mail = session.get(InboxMail, mail_id)
             if mail is None or mail.status != "new":
-                return
+                return False, 0
             # mark_inbox counts the attempt; the mail stays new until the last one.
             parked = (mail.attempts or 0) + 1 >= self.max_attempts
-            mark_inbox(session, mail, "parked" if parked else "new", error=summary,
-                       now=self.clock.now())
+            now = self.clock.now()
+            mark_inbox(session, mail, "parked" if parked else "new", error=summary, now=now)
             attempts = mail.attempts
-        if parked:
-            log.error("inbox %s: parked after %d failed attempts: %s", mail_id, attempts,
-                      summary.strip().splitlines()[-1] if summary.strip() else "")
-        else:
-            log.warning("inbox %s: attempt %d failed, will retry: %s", mail_id, attempts,
-                        summary.strip().splitlines()[-1] if summary.strip() else "")
+            if parked:
+                self._tell_parked(session, mail, now)
+        return parked, attempts
+
+    def _tell_parked(self, session: Session, mail: InboxMail, now: datetime) -> None:
+        """Answer a parked mail: the sender learns it was kept, not lost (best effort)."""
+        from .db.repository import enqueue_outbox
+        from .mail.compose import compose
+
+        try:
+            with session.begin_nested():
+                message = parse_mail(bytes(mail.raw))
+                if reason_to_ignore(message, mail.envelope_from or "", self.settings.address):
+                    return
+                answer_to = answer_address(message, mail.envelope_from or "")
+                if not answer_to:
+                    return
+                message_id = one_line(str(message.get("Message-ID") or ""), limit=900)
+                body = (
+                    "Your mail could not be processed because of an error in the server.\n"
+                    "Nothing it asked for was done. It has been kept for the administrator\n"
+                    f"(inbox mail {mail.id}), who can run it again once the error is fixed.\n"
+                )
+                answer = compose(
+                    sender=self.settings.address, to=answer_to,
+                    subject="Abalone: your mail could not be processed", body=body,
+                    in_reply_to=message_id or None, loop_token=self.settings.address,
+                    date=now,
+                )
+                enqueue_outbox(session, answer, now, inbox_id=mail.id)
+        except Exception as error:
+            log.error("inbox %s: could not tell the sender it was parked: %s", mail.id,
+                      error_summary(error, limit=300))
 
     def run_pending(self, limit: int | None = None) -> int:
         """Process mail until the inbox has none new (or ``limit``); returns how many."""
@@ -259,8 +315,8 @@ class Worker:
         while not stop_event.is_set():
             try:
                 busy = self.run_once()
-            except Exception:
-                log.exception("worker: could not claim mail")
+            except Exception as error:
+                log.error("worker: could not claim mail: %s", error_summary(error, limit=500))
                 stop_event.wait(retry_after)
                 continue
             if busy:
