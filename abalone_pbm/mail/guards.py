@@ -11,7 +11,12 @@ import re
 from email.message import EmailMessage, Message
 from email.utils import getaddresses
 
-__all__ = ["reason_to_ignore", "local_part", "is_our_address", "addresses_in"]
+from .validation import address_problem, has_unsafe_characters, normalise_address
+
+__all__ = [
+    "reason_to_ignore", "local_part", "is_our_address", "addresses_in", "answer_address",
+    "answer_address_problem",
+]
 
 _COMMENT = re.compile(r"\([^()]*\)")
 _BULK_PRECEDENCE = {"bulk", "junk", "list"}
@@ -38,7 +43,7 @@ def local_part(address: str) -> str:
 def is_our_address(address: str, our_address: str) -> bool:
     """True for the server address and every ``<local>+anything@<domain>`` (any case)."""
     bare, ours = _bare(address), _bare(our_address)
-    if not bare or "@" not in bare:
+    if not bare or "@" not in bare or has_unsafe_characters(bare) or len(bare) > 320:
         return False
     if bare == ours:
         return True
@@ -131,14 +136,38 @@ def reason_to_ignore(
     return None
 
 
-def answer_address(message: EmailMessage, envelope_from: str) -> str:
-    """Where answers to this mail go: Reply-To, else From, else the envelope sender.
+def _answer_candidates(message: Message, envelope_from: str) -> list[str]:
+    """Where answers could go, in order: Reply-To, From, the envelope sender."""
+    found: list[str] = []
+    for header in ("Reply-To", "From"):
+        found.extend(a for a in addresses_in(message, header) if "@" in a)
+    found.append(envelope_from or "")
+    return [a.strip() for a in found]
+
+
+def answer_address(message: EmailMessage | Message, envelope_from: str) -> str:
+    """Where answers to this mail go: the first usable address of Reply-To, From and
+    the envelope sender, normalised (``mail.validation.normalise_address``); ``""``
+    when none can take mail (too long, control characters, not an address...).
 
     The worker's daily cap and the service layer's answers both use it, so the cap
     counts the address the answers really go to.
     """
-    for header in ("Reply-To", "From"):
-        found = [a for a in addresses_in(message, header) if "@" in a]
-        if found:
-            return found[0].strip().strip("<>").lower()
-    return (envelope_from or "").strip().strip("<>").lower()
+    for candidate in _answer_candidates(message, envelope_from):
+        if address_problem(_strip_brackets(candidate)) is None:
+            return normalise_address(candidate)
+    return ""
+
+
+def answer_address_problem(message: EmailMessage | Message, envelope_from: str) -> str:
+    """Why no address of the mail can be answered (for the drop note; no value quoted)."""
+    for candidate in _answer_candidates(message, envelope_from):
+        problem = address_problem(_strip_brackets(candidate))
+        if candidate and problem is not None:
+            return f"the sender {problem.removeprefix('the ')}"
+    return "the mail names no sender"
+
+
+def _strip_brackets(address: str) -> str:
+    bare = address.strip()
+    return bare[1:-1].strip() if bare.startswith("<") and bare.endswith(">") else bare

@@ -24,6 +24,10 @@ from .games import GameOptions, seat_number, winners_of
 from .ratings import rate_game
 
 
+#: Length of ``MoveRecord.source_message_id``.
+_MESSAGE_ID_COLUMN = 255
+
+
 def record_move(
     game: Game,
     board: Board,
@@ -36,6 +40,10 @@ def record_move(
     comment: str | None = None,
 ) -> MoveRecord:
     """Write a move that has just been pushed on ``board`` into the game."""
+    if source_message_id is not None and len(source_message_id) > _MESSAGE_ID_COLUMN:
+        # Only a trace of where the move came from: a legal but very long Message-ID
+        # is kept shortened rather than refused.
+        source_message_id = source_message_id[: _MESSAGE_ID_COLUMN - 1] + "…"
     record = MoveRecord(
         game_id=game.id,
         ply=game.ply + 1,

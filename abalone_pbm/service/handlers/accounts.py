@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 import secrets
 from collections.abc import Sequence
 from datetime import timedelta
@@ -12,13 +11,13 @@ from sqlalchemy import select
 from ... import protocol, render
 from ...db import repository
 from ...db.models import Seat, User
+from ...mail import validation
 from .. import limits, optin
 from ..context import CommandError, MailContext, Outgoing
 from ..mails import signup_confirmation, text_answer, when
 from ..passwords import hash_password, verify_password
 from ..queries import active_games, authenticate, find_user, user_addresses
 
-_ADDRESS = re.compile(r"^[^@\s<>]+@[^@\s<>]+\.[^@\s<>]+$|^[^@\s<>]+@localhost$", re.IGNORECASE)
 #: A password-reset code is valid this long ...
 RESET_CODE_LIFETIME = timedelta(hours=24)
 #: ... and a new one can be asked for after this long (so nobody floods a mailbox).
@@ -30,10 +29,12 @@ _CODE_LENGTH = 10
 
 
 def normalise_address(address: str) -> str:
-    address = address.strip().strip("<>").strip()
-    if not _ADDRESS.match(address):
-        raise CommandError(f"{address!r} is not a mail address")
-    return address.lower()
+    """The address as stored (mail.validation); a clear CommandError when unusable."""
+    try:
+        return validation.normalise_address(address)
+    except validation.ValueFreeError as problem:
+        shown = address if len(address) <= 60 else address[:57] + "..."
+        raise CommandError(f"{shown!r} is not a usable mail address: {problem}") from None
 
 
 def _unique(items: list[str]) -> list[str]:
