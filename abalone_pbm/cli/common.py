@@ -49,6 +49,9 @@ def setup_logging(args: argparse.Namespace) -> None:
     # aiosmtpd logs every SMTP command at INFO, Alembic each plugin it loads.
     for noisy in ("mail.log", "alembic"):
         logging.getLogger(noisy).setLevel(logging.WARNING)
+    from ..log_format import install_one_line_logging
+
+    install_one_line_logging()
 
 
 # ------------------------------------------------------------------ admin commands

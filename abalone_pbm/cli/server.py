@@ -55,6 +55,9 @@ def cmd_process(args: argparse.Namespace) -> int:
 
     logging.basicConfig(level=logging.WARNING, stream=sys.stderr,
                         format="abalone-pbm process: %(levelname)s %(message)s")
+    from ..log_format import install_one_line_logging
+
+    install_one_line_logging()
     try:
         if args.file and args.file != "-":
             with open(args.file, "rb") as handle:

@@ -19,6 +19,7 @@ from aiosmtpd.smtp import SMTP, Envelope, Session
 
 from ..config import Settings
 from .guards import is_our_address
+from .validation import MAX_ADDRESS_LENGTH, error_summary, has_unsafe_characters
 
 __all__ = [
     "IntakeHandler",
@@ -38,8 +39,28 @@ TEMPFAIL = "451 4.3.0 Temporary failure, please retry"
 UNKNOWN_RECIPIENT = "550 5.1.1 Recipient address rejected: no such user here"
 TOO_BIG = "552 5.3.4 Message size exceeds fixed maximum message size"
 ACCEPTED = "250 2.0.0 OK"
+BAD_SENDER = "553 5.1.7 Sender address rejected: {}"
 #: Most recipients of one transaction (we have one address; many is a sign of abuse).
 MAX_RECIPIENTS = 100
+
+
+def sender_problem(address: str) -> str | None:
+    """Why an envelope sender cannot be taken at all (None: it can).
+
+    Only what the server could neither store nor ever answer is refused here, at MAIL
+    time, so that the sending MTA tells its user at once; an address that is merely
+    odd is accepted and the worker decides where (or whether) to answer.
+    """
+    bare = address.strip()
+    if bare in {"", "<>"}:
+        return None  # the null sender of bounces
+    if has_unsafe_characters(bare) or "\ufffd" in bare:
+        return "it contains control characters or bytes that are not UTF-8"
+    if any(c.isspace() for c in bare):
+        return "it contains blanks"
+    if len(bare.strip("<>")) > MAX_ADDRESS_LENGTH:
+        return f"it is longer than {MAX_ADDRESS_LENGTH} characters"
+    return None
 
 
 def make_accepts(settings: Settings) -> Accepts:
@@ -76,6 +97,22 @@ class IntakeHandler:
         self.lmtp = lmtp
         self.notify = notify
 
+    async def handle_MAIL(
+        self,
+        server: SMTP,
+        session: Session,
+        envelope: Envelope,
+        address: str,
+        mail_options: list[str],
+    ) -> str:
+        problem = sender_problem(address)
+        if problem is not None:
+            log.info("refused sender (%d characters): %s", len(address), problem)
+            return BAD_SENDER.format(problem)
+        envelope.mail_from = address
+        envelope.mail_options.extend(mail_options)
+        return "250 2.1.0 OK"
+
     async def handle_RCPT(
         self,
         server: SMTP,
@@ -86,8 +123,8 @@ class IntakeHandler:
     ) -> str:
         try:
             ours = self.accepts(address)
-        except Exception:
-            log.exception("recipient check failed for %r", address)
+        except Exception as error:
+            log.error("recipient check failed for %r: %s", address, error_summary(error))
             return TEMPFAIL
         if not ours:
             log.info("refused recipient %r from %r", address, envelope.mail_from)
@@ -119,24 +156,25 @@ class IntakeHandler:
         loop = asyncio.get_running_loop()
         try:
             await loop.run_in_executor(None, self.store, bytes(raw), mail_from, rcpt_tos)
-        except Exception:
-            log.exception(
-                "could not store a mail from %r to %r (%d bytes); answered 451",
+        except Exception as error:
+            log.error(
+                "could not store a mail from %r to %r (%d bytes); answered 451: %s",
                 mail_from,
                 rcpt_tos,
                 len(raw),
+                error_summary(error),
             )
             return self._answer(envelope, TEMPFAIL)
         log.info("stored a mail from %r to %r (%d bytes)", mail_from, rcpt_tos, len(raw))
         if self.notify is not None:
             try:
                 self.notify()
-            except Exception:  # the mail is stored; a failed wake-up only delays it
-                log.exception("notify after storing failed")
+            except Exception as error:  # the mail is stored; a failed wake-up only delays it
+                log.error("notify after storing failed: %s", error_summary(error))
         return self._answer(envelope, ACCEPTED)
 
     async def handle_exception(self, error: Exception) -> str:
-        log.error("SMTP session error: %r", error, exc_info=error)
+        log.error("SMTP session error: %s", error_summary(error))
         return TEMPFAIL
 
 
