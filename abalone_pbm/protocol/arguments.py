@@ -10,7 +10,7 @@ from typing import Iterable, Sequence
 
 from .commands import CommandSyntaxError
 from .registry import CommandSpec
-from .words import MOVE_ACTIONS, board_number, is_compact_move, userid_problem
+from .words import MOVE_ACTIONS, board_number, is_compact_move, userid_problem, whole_number
 
 _ADDRESS_RE = re.compile(r"[^@\s<>(),;:\"\[\]]+@[^@\s<>(),;:\"\[\]]+\.[^@\s<>(),;:\"\[\]]+")
 _MOVE_NUMBER_RE = re.compile(r"^(?P<move>.*?)\s*#\s*(?P<n>\S*)\s*$", re.DOTALL)
@@ -79,9 +79,10 @@ class ArgumentReader:
             raise self.fail(f'"{word}" is not a board number (board numbers look like 101)')
         if "#" not in word:
             return number, None
-        if not ply_text.isascii() or not ply_text.isdigit():
-            raise self.fail(f'"#{ply_text}" is not a move number (write {number}#5)')
-        return number, int(ply_text)
+        ply = whole_number(ply_text, low=0)
+        if ply is None:
+            raise self.fail(f'"#{ply_text[:20]}" is not a move number (write {number}#5)')
+        return number, ply
 
     def addresses(self, *, required: bool) -> tuple[str, ...]:
         words = self.rest()
@@ -113,9 +114,12 @@ class ArgumentReader:
         match = _MOVE_NUMBER_RE.match(text)
         if match:
             number = match.group("n")
-            if not number.isascii() or not number.isdigit() or int(number) < 1:
-                raise self.fail(f'"#{number}" is not a move number; write the move as c3-c5,d4#7')
-            text, expected = match.group("move").strip(), int(number)
+            expected = whole_number(number)
+            if expected is None:
+                raise self.fail(
+                    f'"#{number[:20]}" is not a move number; write the move as c3-c5,d4#7'
+                )
+            text = match.group("move").strip()
             if not text:
                 raise self.fail(f'Too few words: "{self.spec.name}" needs a move before #{number}')
         compact = re.sub(r"\s+", "", text).lower()

@@ -83,6 +83,7 @@ from .words import (
     board_number,
     strip_subject_prefixes,
     userid_problem,
+    whole_number,
 )
 
 #: Words that select games in ``games``, ``show <userid>`` and ``showas``.
@@ -335,9 +336,10 @@ def _challenge_option(args: ArgumentReader, word: str) -> tuple[str, str | bool]
         example = "belgian-daisy" if key == "layout" else "5"
         raise args.fail(f"-{key} needs a value, e.g. -{key}={example}")
     if key in NUMBER_OPTIONS:
-        if not value.isascii() or not value.isdigit() or int(value) < 1:
-            raise args.fail(f'-{key} needs a positive whole number, not "{value}"')
-        return key, str(int(value))
+        number = whole_number(value)
+        if number is None:
+            raise args.fail(f'-{key} needs a positive whole number, not "{value[:20]}"')
+        return key, str(number)
     name = value.strip().lower().replace("_", "-")
     if name not in layout_names() and name not in STANDARD_NAMES:
         raise args.fail(
@@ -380,7 +382,7 @@ def _preview(args: ArgumentReader, body: str) -> Command:
     first = args.take("a board number or new")
     if first.lower() == "new":
         word = args.take("the number of players")
-        if not word.isdigit() or not MIN_PLAYERS <= int(word) <= MAX_PLAYERS:
+        if whole_number(word, MIN_PLAYERS, MAX_PLAYERS) is None:
             raise args.fail(f'"{word}" is not a number of players from 2 to 6')
         return Preview(None, None, int(word), args.moves_list(args.rest()))
     board, ply = args.board_and_ply(first)
@@ -435,7 +437,9 @@ def _limit(args: ArgumentReader, body: str) -> Command:
     if word is not None:
         args.take("")
         if word.isascii() and word.isdigit():
-            value = int(word)
+            value = whole_number(word, low=0)
+            if value is None:
+                raise args.fail(f'"{word[:20]}" is too large a number of games')
         elif word.lower() in ("accept", "reject"):
             value = word.lower()
         else:
@@ -448,7 +452,7 @@ def _seek(args: ArgumentReader, body: str) -> Command:
     userid = args.userid()
     password = args.password()
     word = args.take("the number of players")
-    if not word.isdigit() or not MIN_PLAYERS <= int(word) <= MAX_PLAYERS:
+    if whole_number(word, MIN_PLAYERS, MAX_PLAYERS) is None:
         raise args.fail(f'"{word}" is not a number of players from 2 to 6')
     args.done()
     return Seek(userid, password, int(word))

@@ -7,7 +7,7 @@ import re
 from dataclasses import dataclass
 
 from .comments import comment_from, first_content, split_lines
-from .words import GAME_WORD, is_compact_move
+from .words import GAME_WORD, is_compact_move, whole_number
 
 #: What the first line of a reply to a board mail may be, besides a move.
 REPLY_ACTIONS = ("resign", "propose", "undo", "accept", "reject", "show")
@@ -56,7 +56,9 @@ def parse_reply_body(body: str) -> ReplyAction | None:
     expected = None
     match = re.fullmatch(r"(.*)#(\d+)", compact)
     if match:
-        compact, expected = match.group(1), int(match.group(2))
+        compact, expected = match.group(1), whole_number(match.group(2), low=0)
+        if expected is None:  # a move number no game reaches: not a move we understand
+            return None
     if not is_compact_move(compact):
         return None
     return ReplyAction("move", compact, expected, comment)
@@ -87,7 +89,8 @@ def parse_reply_address(local_part: str, base: str = GAME_WORD) -> tuple[int, st
     if not local.startswith(prefix):
         return None
     number, dot, token = local[len(prefix) :].partition(".")
-    if not dot or not number.isascii() or not number.isdigit() or not _TOKEN_RE.fullmatch(token):
+    board = whole_number(number)
+    if not dot or board is None or not _TOKEN_RE.fullmatch(token):
         return None
-    return int(number), token
+    return board, token
 

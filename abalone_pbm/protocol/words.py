@@ -56,9 +56,25 @@ def looks_like_move(text: str) -> bool:
     return bool(_MOVE_RE.fullmatch(compact))
 
 
+#: The largest number a command may carry: what every database's integer column holds
+#: (PostgreSQL's ``integer``), so no number read from a mail can overflow a column.
+MAX_NUMBER = 2**31 - 1
+
+
+def whole_number(word: str, low: int = 1, high: int = MAX_NUMBER) -> int | None:
+    """``word`` (ASCII digits) as a whole number within [low, high], or None.
+
+    A number of thousands of digits is refused by its length, before any conversion.
+    """
+    if not word.isascii() or not word.isdigit() or len(word.lstrip("0")) > len(str(high)):
+        return None
+    value = int(word)
+    return value if low <= value <= high else None
+
+
 def board_number(word: str) -> int | None:
-    """``word`` as a board number (a positive whole number), or None."""
-    return int(word) if word.isascii() and word.isdigit() and int(word) > 0 else None
+    """``word`` as a board number (a positive whole number that fits), or None."""
+    return whole_number(word)
 
 
 def is_compact_move(compact: str) -> bool:
