@@ -8,6 +8,8 @@ import email.message
 import re
 from html.parser import HTMLParser
 
+from .validation import clean_text
+
 
 class _HTMLText(HTMLParser):
     """A crude HTML-to-text converter: blocks become lines, blockquotes ``>`` quotes."""
@@ -85,23 +87,51 @@ def html_to_text(markup: str) -> str:
     return parser.text()
 
 
+def _text_codec(charset: str) -> str:
+    """``charset`` if Python has a text codec of that name, else utf-8 (an unknown or
+    bytes-to-bytes "charset" such as x-bogus or base64 is read as UTF-8)."""
+    try:
+        info = codecs.lookup(charset)
+    except (LookupError, ValueError):
+        return "utf-8"
+    return info.name if getattr(info, "_is_text_encoding", True) else "utf-8"
+
+
+def _decode_bytes(payload: bytes, charset: str) -> str:
+    """The payload as text; never raises, whatever the bytes and the declared charset."""
+    codec = _text_codec(charset)
+    try:
+        return payload.decode(codec)
+    except (UnicodeError, ValueError, LookupError):
+        pass
+    if codec in ("ascii", "utf-8"):
+        # Mislabelled 8-bit text: UTF-8 with a few broken bytes keeps its words,
+        # anything else is most likely Latin-1.
+        text = payload.decode("utf-8", "replace")
+        if text.count("\ufffd") * 20 <= max(len(text), 1):
+            return text
+        return payload.decode("latin-1")
+    try:
+        return payload.decode(codec, errors="replace")
+    except (UnicodeError, ValueError, LookupError):
+        return payload.decode("utf-8", "replace")
+
+
 def _decode_part(part: email.message.Message) -> str:
-    payload = part.get_payload(decode=True)
+    try:
+        payload = part.get_payload(decode=True)
+    except Exception:  # a transfer encoding the library cannot undo
+        payload = None
     if payload is None:
         raw = part.get_payload()
         text = raw if isinstance(raw, str) else ""
     else:
         assert isinstance(payload, bytes)
-        charset = part.get_content_charset() or "utf-8"
         try:
-            codecs.lookup(charset)
-        except LookupError:
+            charset = part.get_content_charset() or "utf-8"
+        except Exception:  # a charset parameter that is not text
             charset = "utf-8"
-        try:
-            text = payload.decode(charset)
-        except UnicodeDecodeError:
-            text = payload.decode("latin-1" if charset.lower() in ("utf-8", "us-ascii", "ascii")
-                                  else charset, errors="replace")
+        text = _decode_bytes(payload, charset)
     text = text.replace("\r\n", "\n").replace("\r", "\n")
     if (part.get_param("format") or "").lower() == "flowed":  # type: ignore[union-attr]
         delsp = (part.get_param("delsp") or "").lower() == "yes"  # type: ignore[union-attr]
@@ -155,8 +185,8 @@ def extract_body_text(msg: email.message.Message) -> str:
         elif ctype == "text/html" and markup is None:
             markup = _decode_part(part)
     if plain is not None:
-        return plain
+        return clean_text(plain, keep_newlines=True)
     if markup is not None:
-        return html_to_text(markup)
+        return clean_text(html_to_text(markup), keep_newlines=True)
     return ""
 

@@ -55,6 +55,9 @@ INTEGER_MAX = 2**31 - 1
 _CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
 _CONTROL_EXCEPT_LINES = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u2028\u2029]")
 _SURROGATE = re.compile("[\ud800-\udfff]")
+#: Invisible characters some mail programs put between words (zero-width space, word
+#: joiner, byte order mark): read as the blanks they stand for.
+_INVISIBLE_BLANKS = re.compile("[\u200b\u2060\ufeff]")
 #: What stands for a character that could not be read or kept.
 REPLACEMENT = "\ufffd"
 _BLANKS = re.compile(r"\s+")
@@ -89,7 +92,7 @@ def clean_text(text: str, *, keep_newlines: bool = False, limit: int | None = No
     With ``keep_newlines`` line ends survive (as ``\\n``), for bodies; otherwise the
     text is made one line. ``limit`` cuts it to that many characters.
     """
-    text = _valid_unicode(text)
+    text = _INVISIBLE_BLANKS.sub(" ", _valid_unicode(text))
     # Other controls become U+FFFD, not nothing: "a\x01b@x" must not turn into the
     # address of somebody else ("ab@x"); with U+FFFD it is plainly unusable.
     if keep_newlines:
