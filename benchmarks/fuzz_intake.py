@@ -26,6 +26,7 @@ import tempfile
 import threading
 import time
 from collections import Counter
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from _common import REPO
@@ -38,21 +39,42 @@ from tests.abuse.intake_check import Findings
 from tests.e2e.conftest import RelaySink, free_port
 
 
-def deliveries(count: int, seed: int) -> list[Delivery]:
+def deliveries(count: int, seed: int) -> Iterator[Delivery]:
+    """``count`` deliveries made one at a time (a list of them would not fit in memory)."""
     rng = random.Random(seed)
-    out: list[Delivery] = []
-    serial = 0
-    while len(out) < count:
+    made = serial = 0
+    while made < count:
         delivery = hostile_mail(rng, serial)
         serial += 1
-        out.append(delivery)
-        if serial % 10 == 0 and len(out) < count:
-            out.append(Delivery(delivery.envelope_from, delivery.recipient, delivery.raw,
-                                "redelivery"))
-    return out
+        made += 1
+        yield delivery
+        if serial % 10 == 0 and made < count:
+            made += 1
+            yield Delivery(delivery.envelope_from, delivery.recipient, delivery.raw,
+                           "redelivery")
 
 
-def _send_all(host: str, port: int, items: list[Delivery], outcomes: Counter[str]) -> None:
+class _Shared:
+    """One delivery stream taken by several client threads."""
+
+    def __init__(self, items: Iterator[Delivery]) -> None:
+        self.items = items
+        self.lock = threading.Lock()
+        self.taken = 0
+
+    def __iter__(self) -> Iterator[Delivery]:
+        return self
+
+    def __next__(self) -> Delivery:
+        with self.lock:
+            item = next(self.items)
+            self.taken += 1
+            if self.taken % 10000 == 0:
+                print(f"  {self.taken} deliveries sent", flush=True)
+            return item
+
+
+def _send_all(host: str, port: int, items: Iterable[Delivery], outcomes: Counter[str]) -> None:
     client: smtplib.SMTP | None = None
     for item in items:
         for attempt in range(3):
@@ -113,7 +135,7 @@ def _quiet(database: Database, timeout: float) -> bool:
     return False
 
 
-def run_smtp(items: list[Delivery], db_url: str, workdir: Path, clients: int) -> int:
+def run_smtp(items: Iterator[Delivery], db_url: str, workdir: Path, clients: int) -> int:
     sink = RelaySink()
     relay_port = free_port()
     relay = Controller(sink, hostname="127.0.0.1", port=relay_port, enable_SMTPUTF8=True)
@@ -140,9 +162,9 @@ def run_smtp(items: list[Delivery], db_url: str, workdir: Path, clients: int) ->
                 time.sleep(0.2)
         outcomes: Counter[str] = Counter()
         started = time.monotonic()
-        threads = [threading.Thread(target=_send_all,
-                                    args=(host, int(port), items[n::clients], outcomes))
-                   for n in range(clients)]
+        shared = _Shared(items)
+        threads = [threading.Thread(target=_send_all, args=(host, int(port), shared, outcomes))
+                   for _ in range(clients)]
         for thread in threads:
             thread.start()
         for thread in threads:
@@ -161,8 +183,8 @@ def run_smtp(items: list[Delivery], db_url: str, workdir: Path, clients: int) ->
     lines = log_path.read_text(errors="replace").splitlines()
     found = Findings.collect(database, lines)
     database.dispose()
-    print(f"deliveries: {len(items)} over {clients} SMTP connections in {sent_seconds:.0f} s; "
-          f"quiet after {total:.0f} s ({len(items) / total:.1f} mails/s)")
+    print(f"deliveries: {shared.taken} over {clients} SMTP connections in {sent_seconds:.0f} s; "
+          f"quiet after {total:.0f} s ({shared.taken / total:.1f} mails/s)")
     print("SMTP answers: " + ", ".join(f"{k} x{v}" for k, v in outcomes.most_common()))
     print(f"server still running at the end: {alive}; quiet: {quiet}")
     print(f"relay received: {len(sink.messages)} mails")
@@ -170,12 +192,13 @@ def run_smtp(items: list[Delivery], db_url: str, workdir: Path, clients: int) ->
     return 0 if found.clean and alive and quiet else 1
 
 
-def run_in_process(items: list[Delivery], db_url: str, workdir: Path) -> int:
+def run_in_process(items: Iterator[Delivery], db_url: str, workdir: Path) -> int:
     from tests.abuse.intake_inprocess import InProcessIntake
 
     intake = InProcessIntake(db_url, workdir)
     outcomes: Counter[str] = Counter()
     started = time.monotonic()
+    index = 0
     try:
         for index, item in enumerate(items, start=1):
             outcomes[intake.deliver(item)] += 1
@@ -188,8 +211,8 @@ def run_in_process(items: list[Delivery], db_url: str, workdir: Path) -> int:
     finally:
         intake.close()
     seconds = time.monotonic() - started
-    print(f"deliveries: {len(items)} in process in {seconds:.0f} s "
-          f"({len(items) / seconds:.1f} mails/s)")
+    print(f"deliveries: {index} in process in {seconds:.0f} s "
+          f"({index / seconds:.1f} mails/s)")
     print("intake: " + ", ".join(f"{k} x{v}" for k, v in outcomes.most_common()))
     print(found.report())
     return 0 if found.clean else 1
@@ -213,7 +236,7 @@ def main() -> int:
     else:
         db_url = f"sqlite:///{workdir / 'fuzz.sqlite3'}"
     items = deliveries(args.count, args.seed)
-    print(f"abalone-pbm intake fuzz: {len(items)} deliveries, seed {args.seed}, "
+    print(f"abalone-pbm intake fuzz: {args.count} deliveries, seed {args.seed}, "
           f"{'PostgreSQL' if pg else 'SQLite'}, {'in process' if args.in_process else 'SMTP'}; "
           f"work in {workdir}", flush=True)
     try:
