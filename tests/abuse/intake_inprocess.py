@@ -38,9 +38,9 @@ class _Capture(logging.Handler):
 
 
 class InProcessIntake:
-    def __init__(self, db_url: str, tmp_path: Path) -> None:
+    def __init__(self, db_url: str, tmp_path: Path, *, daily_reply_cap: int = 100) -> None:
         self.settings = Settings(database_url=db_url, maildir=str(tmp_path / "outgoing"),
-                                 robot_budget=0.05)
+                                 robot_budget=0.05, daily_reply_cap=daily_reply_cap)
         self.database = Database(db_url)
         self.database.ensure_schema()
         self.clock = ManualClock()
