@@ -27,7 +27,6 @@ import email
 import logging
 from datetime import datetime
 import threading
-from email.header import decode_header, make_header
 from email.message import EmailMessage
 from email.policy import EmailPolicy
 from contextlib import AbstractContextManager, nullcontext
@@ -40,7 +39,12 @@ from .config import Settings
 from .db.models import InboxMail
 from .db.repository import HANDOFF, Handoff, OutgoingRow
 from .mail.guards import answer_address, answer_address_problem, reason_to_ignore
-from .mail.validation import error_summary, has_unsafe_characters, one_line
+from .mail.validation import (
+    decode_encoded_words,
+    error_summary,
+    has_unsafe_characters,
+    one_line,
+)
 from .service import rates
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -67,10 +71,7 @@ class _LeanPolicy(EmailPolicy):
         if any("\udc80" <= ch <= "\udcff" for ch in text):
             text = text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
         if "=?" in text:
-            try:
-                text = str(make_header(decode_header(text)))
-            except Exception:  # a malformed encoded word stays as written
-                pass
+            text = decode_encoded_words(text)
         if has_unsafe_characters(text):
             # A line feed or NUL hidden in an encoded word, or another control
             # character: the header becomes one clean line (mail.validation).

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 import traceback
+from email.header import decode_header
 
 __all__ = [
     "ValueFreeError",
@@ -35,6 +36,7 @@ __all__ = [
     "fits_integer_column",
     "parse_bounded_int",
     "error_summary",
+    "decode_encoded_words",
 ]
 
 #: RFC 5321 §4.5.3.1 (path of 256 octets less the angle brackets); RFC 3696 erratum 1690.
@@ -240,3 +242,28 @@ def error_summary(error: BaseException, limit: int = 4000) -> str:
         current = current.__cause__ or current.__context__
     text = one_line("; caused by ".join(parts), limit=None)
     return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def decode_encoded_words(text: str) -> str:
+    """A header's RFC 2047 encoded words decoded; never raises.
+
+    A word in a charset Python does not know is read as UTF-8 with replacement
+    characters, not left encoded: text that still looked like an encoded word would be
+    decoded again (with the bytes kept as surrogates) wherever it is written into a
+    header of an answer, and writing that answer would fail. Malformed words that no
+    decoder recognises stay as written.
+    """
+    try:
+        pieces = decode_header(text)
+    except Exception:  # malformed: nobody decodes it later either
+        return text
+    out: list[str] = []
+    for piece, charset in pieces:
+        if isinstance(piece, str):
+            out.append(piece)
+            continue
+        try:
+            out.append(piece.decode(charset or "ascii", "replace"))
+        except (LookupError, UnicodeError, ValueError):
+            out.append(piece.decode("utf-8", "replace"))
+    return "".join(out)

@@ -160,6 +160,10 @@ HOSTILE = [
     b"Content-Type: text/plain; charset=base64\r\nContent-Transfer-Encoding: base64\r\n\r\n!!a\r\n",
     b"From: a10@example.org\r\nTo: abalone@localhost\r\nSubject: signup hostile10 pw10\r\n"
     b"Message-ID: <10@e.org>\r\n\r\nnul \x00 here\r\n",
+    # Encoded words in a charset nobody knows, where answers copy them (References).
+    b"From: a12@example.org\r\nTo: abalone@localhost\r\nSubject: =?x-bogus?q?=FF?= help\r\n"
+    b"Message-ID: <=?x-bogus?q?=FF=FE?=@e.org>\r\nReferences: =?unknown-8bit?q?=FF?=\r\n"
+    b"\r\nx\r\n",
     # Not a mail at all.
     (bytes(range(256)) + b"\r\n") * 4,
 ]
