@@ -43,6 +43,7 @@ from .mail.validation import (
     decode_encoded_words,
     error_summary,
     has_unsafe_characters,
+    message_ids,
     one_line,
 )
 from .service import rates
@@ -274,7 +275,8 @@ class Worker:
                 answer_to = answer_address(message, mail.envelope_from or "")
                 if not answer_to:
                     return
-                message_id = one_line(str(message.get("Message-ID") or ""), limit=900)
+                ids = message_ids(str(message.get("Message-ID") or ""))
+                message_id = ids[0] if ids else ""
                 body = (
                     "Your mail could not be processed because of an error in the server.\n"
                     "Nothing it asked for was done. It has been kept for the administrator\n"

@@ -37,6 +37,7 @@ __all__ = [
     "parse_bounded_int",
     "error_summary",
     "decode_encoded_words",
+    "message_ids",
 ]
 
 #: RFC 5321 §4.5.3.1 (path of 256 octets less the angle brackets); RFC 3696 erratum 1690.
@@ -267,3 +268,18 @@ def decode_encoded_words(text: str) -> str:
         except (LookupError, UnicodeError, ValueError):
             out.append(piece.decode("utf-8", "replace"))
     return "".join(out)
+
+
+#: One msg-id as RFC 5322 writes it: ``<left@right>`` without blanks or brackets inside.
+_MESSAGE_ID = re.compile(r"<[^<>\s]{1,900}>")
+
+
+def message_ids(text: str) -> list[str]:
+    """The msg-ids in a Message-ID, In-Reply-To or References header, and nothing else.
+
+    An answer copies them into its own In-Reply-To and References; anything that is
+    not a plain ``<...>`` id (a malformed encoded word, a control character, a stray
+    word) is left out, so the answer's headers can always be written.
+    """
+    found = _MESSAGE_ID.findall(text)
+    return [mid for mid in found if "=?" not in mid and not has_unsafe_characters(mid)]

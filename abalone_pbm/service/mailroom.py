@@ -26,6 +26,7 @@ from .. import protocol
 from ..config import Settings
 from ..db import repository
 from ..db.models import InboxMail, User
+from ..mail import validation
 from ..mail.decoding import extract_body_text
 from ..mail.authresults import authenticated_by
 from . import limits, mails, multiple, optin, passwords, rates
@@ -59,8 +60,9 @@ def _context(
     # Answers go where the mail came from (a header may not send them to a stranger).
     sender = rates.answer_target(session, message, mail.envelope_from)
     envelope = (mail.envelope_from or "").strip().strip("<>").lower()
-    message_id = (message.get("Message-ID") or "").strip() or None
-    references = (message.get("References") or "").split()
+    # Only well-formed ids are copied into the answers' In-Reply-To and References.
+    message_id = next(iter(validation.message_ids(message.get("Message-ID") or "")), None)
+    references = validation.message_ids(message.get("References") or "")
     raw_subject = str(message.get("Subject") or "")
     subject = protocol.strip_subject_prefixes(raw_subject)
     body = extract_body_text(message)

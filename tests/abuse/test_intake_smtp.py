@@ -164,6 +164,9 @@ HOSTILE = [
     b"From: a12@example.org\r\nTo: abalone@localhost\r\nSubject: =?x-bogus?q?=FF?= help\r\n"
     b"Message-ID: <=?x-bogus?q?=FF=FE?=@e.org>\r\nReferences: =?unknown-8bit?q?=FF?=\r\n"
     b"\r\nx\r\n",
+    # A References header holding a truncated encoded word (no closing ?=).
+    b"From: a13@example.org\r\nTo: abalone@localhost\r\nSubject: help\r\n"
+    b"Message-ID: <13@e.org>\r\nReferences: =?gb2312?Q?=E5=AD=97=07 d=00\r\n\r\nx\r\n",
     # Not a mail at all.
     (bytes(range(256)) + b"\r\n") * 4,
 ]
