@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from datetime import datetime, timedelta
-from email.message import EmailMessage
+from email.message import EmailMessage, Message
 
 from sqlalchemy import delete, func, select
 from sqlalchemy.orm import Session
@@ -123,7 +123,7 @@ def answer_target(session: Session, message: EmailMessage, envelope_from: str) -
     Reply-To or From header may point elsewhere only to another confirmed address of
     the same player (a header can name anybody, so a stranger's mail cannot send the
     server's answers to someone else)."""
-    envelope = (envelope_from or "").strip().strip("<>").strip().lower()
+    envelope = answer_address(Message(), envelope_from)  # normalised, "" when unusable
     preferred = answer_address(message, envelope_from)
     if not envelope or not preferred or preferred == envelope:
         return preferred or envelope

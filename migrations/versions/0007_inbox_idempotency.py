@@ -5,8 +5,8 @@ the keys of stored mails that had a Message-ID into the new form, so that a mail
 before the upgrade and redelivered after it is still recognised. Mails stored without a
 Message-ID keep their old ``sha256:`` key (no new key has that form).
 
-Revision ID: 0006
-Revises: 0005
+Revision ID: 0007
+Revises: 0006
 Create Date: 2026-01-04 00:00:00
 """
 
@@ -18,8 +18,8 @@ from collections.abc import Sequence
 import sqlalchemy as sa
 from alembic import op
 
-revision: str = "0006"
-down_revision: str | Sequence[str] | None = "0005"
+revision: str = "0007"
+down_revision: str | Sequence[str] | None = "0006"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
