@@ -35,7 +35,12 @@ _BOARD_SECRET_COMMANDS = {
     name for name, spec in COMMANDS.items() if spec.syntax.split()[2:3] == ["<board>"]
 }
 _MOVE_COMMANDS = {"abalone move", "abalone queue", "abalone submit"}
-_BOARD_RE = re.compile(r"\d+(?:#\d*)?")
+#: A board number as a player may write it, also a wrong one ("board#99999", "-1",
+#: "101#x"): the password stands after it whether or not the number is valid.
+_BOARD_RE = re.compile(r"(?:board)?#?[-+]?\d\S*", re.IGNORECASE)
+#: Characters only an address has: where a command expects an address after the
+#: password, a rest without any of them is an ordinary sentence.
+_ADDRESS_MARKS = frozenset("@<>;:\"")
 #: The Subjects of the server's own board mails, quoted back in replies.
 _OWN_SUBJECT_RE = re.compile(
     r"(?:new )?abalone board \d+(?: [a-z][a-z0-9_.\-]*)?(?: \*\*)?|abalone board \d+ error",
@@ -170,7 +175,7 @@ def _fits(spec: CommandSpec, args: Sequence[str], positions: Sequence[int]) -> b
         )
         if not fitting and len(rest) > 1:
             return False  # ... or a wrong word alone where it stands ("format fred pw big")
-    elif "<address>" in token and "@" not in word:
+    elif "<address>" in token and not any(_ADDRESS_MARKS & set(w) for w in rest):
         return False
     open_ended = any(t.endswith("...") or t.endswith("...]") for t in expected)
     return open_ended or len(rest) <= len(expected) + _SLACK

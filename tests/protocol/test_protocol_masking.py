@@ -79,6 +79,16 @@ def test_every_password_position_is_masked(line: str, masked: str) -> None:
         ("> > abalone resign 101 fred secret", f"> > abalone resign 101 fred {M}"),
         ("Subject: signup fred secret", f"Subject: signup fred {M}"),
         ("  change password fred a b", f"  change password fred {M} {M}"),
+        # a board number that is not one: the password still stands after it
+        ("abalone move board#99999999999 fred secret c3-c5,d4",
+         f"abalone move board#99999999999 fred {M} c3-c5,d4"),
+        ("mvoe -1 fred secret c3-c5", f"mvoe -1 fred {M} c3-c5"),
+        ("abalone move -1 fred secret undo", f"abalone move -1 fred {M} undo"),
+        # an address the server cannot use: the password is hidden all the same
+        ("change address fred secret <>", f"change address fred {M} <>"),
+        ("signup fred secret Fred <fred@example.org>", f"signup fred {M} Fred <fred@example.org>"),
+        ("change address fred secret undisclosed-recipients:;",
+         f"change address fred {M} undisclosed-recipients:;"),
     ],
 )
 def test_passwords_are_masked_in_lines_that_do_not_parse(line: str, masked: str) -> None:
