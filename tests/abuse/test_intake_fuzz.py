@@ -93,8 +93,9 @@ def test_no_mail_breaks_the_intake(seed: int, drawn: list[Delivery]) -> None:
 
 
 @pytest.mark.xfail(
-    reason="quoted mail and misspelt commands are masked by the abuse limits work "
-    "(opt-in, masking), not by the intake",
+    reason="the fuzz also writes its passwords where no command has one ('games fred "
+    "<password>', two commands run together on one line); those cannot be told from "
+    "ordinary words, so some still come back quoted",
     strict=False,
 )
 @settings(max_examples=200, deadline=None, database=None,
