@@ -90,7 +90,7 @@ from .words import (
 FILTERS = ("all", "active", "inactive", "next")
 #: Challenge options without a value / with a whole-number value / with a name.
 FLAG_OPTIONS = ("bowl", "teams", "ko", "pillar", "princess", "soccer", "thief")
-NUMBER_OPTIONS = ("target", "movelimit", "nagtime", "forfeittime", "totaltime")
+NUMBER_OPTIONS = ("target", "movelimit", "nagtime", "forfeittime", "totaltime", "think")
 NAME_OPTIONS = ("layout",)
 CHALLENGE_OPTIONS = FLAG_OPTIONS + NUMBER_OPTIONS + NAME_OPTIONS
 

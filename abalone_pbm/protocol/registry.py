@@ -258,8 +258,9 @@ _SPECS = (
         "moves first.  No password is needed and you need not play yourself, but every "
         "player must be registered and accept challenges.  Options: -bowl, "
         "-layout=NAME, -teams (4 or 6 players), -ko, -target=N (marbles to push off), "
-        "-movelimit=N, -nagtime=D, -forfeittime=D, -totaltime=D (days), and the "
-        "variants -pillar, -princess, -soccer, -thief.",
+        "-movelimit=N, -nagtime=D, -forfeittime=D, -totaltime=D (days), -think=S (seconds "
+        "a computer player thinks per move, up to 60), and the variants -pillar, "
+        "-princess, -soccer, -thief.",
     ),
     CommandSpec(
         "abalone move",

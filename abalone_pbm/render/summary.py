@@ -131,4 +131,6 @@ def describe_options(options: Mapping[str, object], players: int = 2) -> list[st
         times.append(f"{plural(int(str(options['totaltime'])), 'day')} per player in all")
     if times:
         lines.append("Time: " + ", ".join(times))
+    if options.get("think"):
+        lines.append(f"Computer players think {options['think']} s a move")
     return lines

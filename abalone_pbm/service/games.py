@@ -15,12 +15,15 @@ from sqlalchemy import select
 from sqlalchemy.orm import object_session
 
 from ..db.models import Game, MoveRecord, Seat, User
+from ..robots import MAX_BUDGET
 from ..rules import Board, Rules, get_layout, starting_position
 from ..rules.variants import check_variant, pick_variant, variant_names
 from .context import CommandError
 
 #: The longest -nagtime, -forfeittime or -totaltime, in days.
 MAX_DAYS = 365
+#: The longest -think, in seconds (the server's ROBOT_BUDGET may cap it lower).
+MAX_THINK = int(MAX_BUDGET)
 
 #: Token alphabet for reply addresses: lower-case letters and digits, no look-alikes.
 _TOKEN_ALPHABET = "abcdefghjkmnpqrstuvwxyz23456789"
@@ -45,6 +48,8 @@ class GameOptions:
     nagtime: int = 7
     forfeittime: int = 21
     totaltime: int | None = None
+    #: Seconds the computer players of this game think per move (None: their level's).
+    think: int | None = None
     extra: dict[str, str] = field(default_factory=dict)
 
     def to_json(self) -> str:
@@ -81,6 +86,8 @@ class GameOptions:
             out.append(f"move limit {self.movelimit}")
         if self.variant:
             out.append(self.variant)
+        if self.think:
+            out.append(f"computer players think {self.think} s a move")
         return out
 
 
@@ -112,6 +119,8 @@ def parse_options(raw: dict[str, str | bool], players: int) -> GameOptions:
             values["teams"] = True
         elif key == "ko":
             values["ko"] = True
+        elif key == "think":
+            values["think"] = _think_seconds(value)
         elif key in ("target", "movelimit", "nagtime", "forfeittime", "totaltime"):
             values[key] = _positive_number(key, value)
         elif key in variant_names():
@@ -124,7 +133,7 @@ def parse_options(raw: dict[str, str | bool], players: int) -> GameOptions:
             variants_chosen.append(key)
         else:
             known = "-bowl, -layout=NAME, -teams, -ko, -target=N, -movelimit=N, " \
-                    "-nagtime=D, -forfeittime=D, -totaltime=D, " \
+                    "-nagtime=D, -forfeittime=D, -totaltime=D, -think=S, " \
                     + ", ".join(f"-{name}" for name in variant_names())
             raise CommandError(f"Unknown challenge option -{key}; the options are {known}")
     options = GameOptions(**values, extra=extra)  # type: ignore[arg-type]
@@ -135,6 +144,17 @@ def parse_options(raw: dict[str, str | bool], players: int) -> GameOptions:
     except ValueError as error:
         raise CommandError(str(error)) from None
     return options
+
+
+def _think_seconds(value: str | bool) -> int:
+    if not isinstance(value, str) or not value.isdigit() or int(value) < 1:
+        raise CommandError("-think needs a whole number of seconds, e.g. -think=20")
+    seconds = int(value)
+    if seconds > MAX_THINK:
+        raise CommandError(
+            f"-think is the seconds a computer player thinks per move, at most {MAX_THINK}"
+        )
+    return seconds
 
 
 def _positive_number(key: str, value: str | bool) -> int:
@@ -169,6 +189,8 @@ def options_mapping(options: GameOptions) -> dict[str, str | bool]:
         out["forfeittime"] = str(options.forfeittime)
     if options.totaltime:
         out["totaltime"] = str(options.totaltime)
+    if options.think:
+        out["think"] = str(options.think)
     return out
 
 

@@ -24,7 +24,7 @@ from ..db.session import Database
 from ..robots import ROBOTS, BaseRobot
 from ..rules import Board, Move
 from .context import MailContext
-from .games import load_board
+from .games import GameOptions, load_board
 from .turns import after_move, record_move
 
 log = logging.getLogger(__name__)
@@ -54,6 +54,8 @@ class RobotTurn:
     seat: int
     robot: str
     board: Board
+    #: The game's -think seconds per move (None: the robot level's own budget).
+    think: int | None = None
 
 
 def next_robot_turn(session: Session, skip: set[int] | None = None) -> RobotTurn | None:
@@ -80,7 +82,8 @@ def next_robot_turn(session: Session, skip: set[int] | None = None) -> RobotTurn
         log.error("robots: board %d says seat %d is to move, the position %d",
                   game.number, game.to_move, board.turn)
         return next_robot_turn(session, (skip or set()) | {game.number})
-    return RobotTurn(game.number, game.version, seat.seat, seat.user.robot, board)
+    think = GameOptions.from_json(game.options).think
+    return RobotTurn(game.number, game.version, seat.seat, seat.user.robot, board, think)
 
 
 #: Most games whose robot players are kept between their moves.
@@ -102,8 +105,11 @@ def robot_player(turn: RobotTurn) -> BaseRobot:
     return robot
 
 
-def budget_of(settings: Settings, robot: str) -> float:
-    """Seconds the robot thinks per move (its level's, or the settings')."""
+def budget_of(settings: Settings, robot: str, think: int | None = None) -> float:
+    """Seconds the robot thinks per move: the game's -think, else its level's (or the
+    settings'); never more than the server's cap."""
+    if think is not None:
+        return min(float(think), settings.robot_budget)
     return settings.robot_budget_for(robot, ROBOTS[robot].budget)
 
 
@@ -153,7 +159,7 @@ def play_robot_turns(
             turn = next_robot_turn(session, skip)
         if turn is None:
             return played
-        move = choose(turn, budget_of(settings, turn.robot))
+        move = choose(turn, budget_of(settings, turn.robot, turn.think))
         with database.write() as session:
             if apply_robot_move(session, settings, clock, turn, move):
                 played += 1

@@ -52,3 +52,47 @@ def test_the_strongest_robot_plays_by_mail_and_keeps_its_tables(harness: Harness
     with harness.database.read() as session:
         game = repository.get_game(session, 101)
         assert game is not None and game.ply == 4
+
+
+def test_a_game_sets_its_robots_thinking_time_within_the_cap(harness: Harness, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    budgets: list[tuple[int, str, float]] = []
+    real_choose = robot_service.choose
+
+    def spy(turn: robot_service.RobotTurn, budget: float):  # type: ignore[no-untyped-def]
+        budgets.append((turn.number, turn.robot, budget))
+        return real_choose(turn, budget)
+
+    monkeypatch.setattr(robot_service, "choose", spy)
+    harness.signup("fred", "pw")
+    mails = harness.challenge("boulder", "fred", options="-think=7", by="fred@example.org")
+    assert "Computer players think 7 s a move" in mails["fred"].body
+    harness.challenge("boulder", "fred", by="fred@example.org")
+    with harness.database.read() as session:
+        game = repository.get_game(session, 101)
+        assert game is not None and game.ply == 1
+    # The harness caps every robot at 0.05 s: -think asks for more, the cap wins.
+    assert budgets == [(101, "boulder", 0.05), (102, "boulder", 0.05)]
+    assert robot_service.budget_of(Settings(), "boulder", 7) == 7.0
+    assert robot_service.budget_of(Settings(robot_budget=3.0), "boulder", 7) == 3.0
+    assert robot_service.budget_of(Settings(), "boulder", None) == ROBOTS["boulder"].budget
+
+
+def test_bad_think_options_are_refused_and_start_no_game(harness: Harness) -> None:
+    harness.signup("fred", "pw")
+    for option, words in (
+        ("-think=0", "positive whole number"),
+        ("-think=61", "at most 60"),
+        ("-think=fast", "positive whole number"),
+        ("-think", "needs a value"),
+    ):
+        sent = harness.mail("fred@example.org", f"abalone challenge {option} fred boulder")
+        assert len(sent) == 1 and words in sent[0].body, (option, sent[0].body)
+    with harness.database.read() as session:
+        assert repository.get_game(session, 101) is None
+
+
+def test_help_explains_think(harness: Harness) -> None:
+    body = harness.mail("fred@example.org", "help variants")[0].body
+    assert "-think=S" in body and "up to 60" in body
+    body = harness.mail("fred@example.org", "help challenge")[0].body
+    assert "-think=S" in body
