@@ -6,8 +6,9 @@ body), ``reply`` (moving by reply), ``masking`` (passwords hidden), ``words`` (u
 moves, ``Re:``)."""
 
 from .commands import (
-    AcceptChallenge, AddAddress, AllShow, Broadcast, Challenge, ChangeAddress, ChangePassword,
-    Chat, Command, CommandSyntaxError, Confirm, ConfirmAddress, Delete, Digest, Format, GameHelp, Games, Help, History, Limit,
+    AcceptChallenge, AddAddress, AllShow, Analyze, Broadcast, Challenge, ChangeAddress,
+    ChangePassword, Chat, Command, CommandSyntaxError, Confirm, ConfirmAddress, Delete, Digest,
+    Format, GameHelp, Games, Help, History, Limit,
     List, Message, Move, MoveAction, Multiple, Notify, PasswordReset, PasswordSet, Preview,
     Queue, Ratings, RejectChallenge, Resign, Seek, ShowAs, ShowBoard, ShowBoards, ShowUser,
     Signoff, Signup, Standings, Submit, Subscribe, Unsubscribe, Vacation,
@@ -26,7 +27,7 @@ from .words import (
 )
 
 __all__ = [
-    "AcceptChallenge", "AddAddress", "AllShow", "Broadcast", "COMMANDS", "Challenge",
+    "AcceptChallenge", "AddAddress", "AllShow", "Analyze", "Broadcast", "COMMANDS", "Challenge",
     "ChangeAddress", "ChangePassword", "Chat", "Command", "CommandSpec", "CommandSyntaxError",
     "Confirm", "ConfirmAddress", "Delete", "Digest", "Format", "GAME_WORD", "GameHelp", "Games", "Help", "History", "Limit", "List",
     "Message", "Move", "MoveAction", "Multiple", "Notify", "PASSWORD_MASK", "PasswordReset",

@@ -236,6 +236,15 @@ class ShowBoards(Command):
 
 
 @dataclass(frozen=True)
+class Analyze(Command):
+    """``abalone analyze 101#12``: the strongest robot's view of a position."""
+
+    name: ClassVar[str] = "abalone analyze"
+    board: int
+    ply: int | None = None
+
+
+@dataclass(frozen=True)
 class ShowUser(Command):
     name: ClassVar[str] = "abalone show"
     userids: tuple[str, ...] = ()

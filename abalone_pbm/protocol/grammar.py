@@ -21,6 +21,7 @@ from .commands import (
     AcceptChallenge,
     AddAddress,
     AllShow,
+    Analyze,
     Broadcast,
     Challenge,
     ChangeAddress,
@@ -282,6 +283,13 @@ def _show(args: ArgumentReader, body: str) -> Command:
     return ShowUser(args.userids(userids), selection)
 
 
+def _analyze(args: ArgumentReader, body: str) -> Command:
+    word = args.take("a board number")
+    board, ply = args.board_and_ply(word)
+    args.done()
+    return Analyze(board, ply)
+
+
 def _showas(args: ArgumentReader, body: str) -> Command:
     userid = args.userid()
     password = args.password()
@@ -484,6 +492,7 @@ _HANDLERS: dict[str, Handler] = {
     "abalone games": _games,
     "abalone show": _show,
     "abalone showas": _showas,
+    "abalone analyze": _analyze,
     "abalone challenge": _challenge,
     "abalone move": _board_move(Move),
     "abalone resign": _board_user_password(Resign),

@@ -243,6 +243,17 @@ _SPECS = (
         "those players' games.",
     ),
     CommandSpec(
+        "abalone analyze",
+        "abalone analyze <board>[#<n>]",
+        "the computer's view of a position",
+        "Mails you what the strongest computer player makes of a board: who stands "
+        "better and by how much, and the line of play it expects, in words.  With #n "
+        "it analyses the position after move n.  Only for finished games and for games "
+        "with a computer player: a game between people that is still running cannot "
+        "be analysed.",
+        aliases=("abalone analyse",),
+    ),
+    CommandSpec(
         "abalone showas",
         "abalone showas <userid> <password> [<board>...|all|active|inactive|next]",
         "show boards as a player sees them",

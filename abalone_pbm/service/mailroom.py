@@ -33,7 +33,7 @@ from . import limits, mails, multiple, optin, passwords, rates
 from .context import CommandError, MailContext
 from .queries import recipient_userid
 from .handlers import (
-    accounts, challenges, lists, moves, preferences, replies, resign, social, votes,
+    accounts, analysis, challenges, lists, moves, preferences, replies, resign, social, votes,
 )
 
 log = logging.getLogger(__name__)
@@ -348,6 +348,7 @@ HANDLERS: dict[type, Handler] = {
     protocol.ShowBoards: lists.show,
     protocol.ShowUser: lists.show_user,
     protocol.ShowAs: lists.show_as,
+    protocol.Analyze: analysis.analyze,
     protocol.AllShow: lists.all_show,
     protocol.Games: lists.games,
     protocol.History: lists.history,

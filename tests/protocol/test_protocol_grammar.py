@@ -420,3 +420,21 @@ def test_a_players_own_settings_need_not_begin_with_the_game_word() -> None:
     assert isinstance(parse_command("accept wilma pw"), AcceptChallenge)
     # Commands about a board still need it.
     assert 'begin with the word "abalone"' in error_for("move 101 fred pw c3-c5,d4").message
+
+
+def test_analyze_reads_a_board_and_an_optional_move_number() -> None:
+    assert parse_command("abalone analyze 101") == p.Analyze(101, None)
+    assert parse_command("Abalone Analyse 101#12") == p.Analyze(101, 12)
+    for subject, words in (("abalone analyze", "Too few words"),
+                           ("abalone analyze fred", "not a board number"),
+                           ("abalone analyze 101#x", "not a move number"),
+                           ("abalone analyze 101 5", "Too many words")):
+        with pytest.raises(p.CommandSyntaxError, match=words):
+            parse_command(subject)
+
+
+def test_think_is_a_whole_number_of_seconds() -> None:
+    command = parse_command("abalone challenge -think=20 fred boulder")
+    assert command == p.Challenge(("fred", "boulder"), {"think": "20"})
+    with pytest.raises(p.CommandSyntaxError, match="positive whole number"):
+        parse_command("abalone challenge -think=2.5 fred boulder")
