@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 
+import gc
 import random
 import time
 from dataclasses import dataclass, field
@@ -249,6 +250,24 @@ class BaseRobot(ABC):
         max_depth: int | None = None,
     ) -> Move:
         start = time.perf_counter()
+        # No cyclic garbage collection while thinking: the searches make no cycles, and
+        # a full collection over their tables could take the time the budget allows.
+        collecting = gc.isenabled()
+        gc.disable()
+        try:
+            return self._choose(board, budget_seconds, rng_seed, max_depth, start)
+        finally:
+            if collecting:
+                gc.enable()
+
+    def _choose(
+        self,
+        board: Board,
+        budget_seconds: float,
+        rng_seed: int | None,
+        max_depth: int | None,
+        start: float,
+    ) -> Move:
         deadline = (
             None
             if max_depth is not None

@@ -152,8 +152,10 @@ class BoulderRobot(BaseRobot):
                         me, op, mine, theirs, root, depth, -INFINITY, INFINITY
                     )
             except Timeout:
+                # The unfinished iteration searched the last best move first: a move it
+                # proved better at the new depth (or the first move's new value) counts.
                 partial = search.root_best
-                if partial is not None and partial[1] != best_diff and partial[0] > value:
+                if partial is not None:
                     best_diff = partial[1]
                     info.value = partial[0]
                 break

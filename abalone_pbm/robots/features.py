@@ -185,8 +185,44 @@ def current_weights() -> dict[str, int]:
 def set_weights(weights: dict[str, int]) -> None:
     """Make :func:`static_eval` use other weights (matches between weight sets; the
     evaluation reads module globals because that is fastest)."""
+    if all(int(globals()[_WEIGHT_GLOBALS[n]]) == int(v) for n, v in weights.items()):
+        return
     for name, value in weights.items():
         globals()[_WEIGHT_GLOBALS[name]] = int(value)
+    _SIDE_CACHE.clear()
+
+
+#: One side's share of the evaluation by its bitboard (see :func:`side_value`): a move
+#: changes one side's marbles only (two with a push), so most lookups hit.
+_SIDE_CACHE: dict[int, int] = {}
+#: The cache is emptied when it grows past this many entries (bounded memory).
+SIDE_CACHE_LIMIT: Final = 1 << 16
+
+
+def side_value(bits: int) -> int:
+    """The terms of one side's marbles alone: centre, cohesion, lines and edge."""
+    value = _SIDE_CACHE.get(bits)
+    if value is not None:
+        return value
+    m1, m12, m11 = bits & (bits >> 1), bits & (bits >> 12), bits & (bits >> 11)
+    value = (
+        COHESION * (m1.bit_count() + m12.bit_count() + m11.bit_count())
+        + LINES * (
+            (m1 & (m1 >> 1)).bit_count() + (m12 & (m12 >> 12)).bit_count()
+            + (m11 & (m11 >> 11)).bit_count()
+        )
+        - CENTRE * (
+            (bits & R1).bit_count()
+            + 2 * (bits & R2).bit_count()
+            + 3 * (bits & R3).bit_count()
+            + 4 * (bits & R4).bit_count()
+        )
+        - EDGE_WEIGHT * (bits & R4).bit_count()
+    )
+    if len(_SIDE_CACHE) >= SIDE_CACHE_LIMIT:
+        _SIDE_CACHE.clear()
+    _SIDE_CACHE[bits] = value
+    return value
 
 
 def evaluate(me: int, op: int, mine: int, theirs: int) -> int:
@@ -198,32 +234,16 @@ def static_eval(me: int, op: int, mine: int, theirs: int) -> tuple[int, int]:
     """(:func:`evaluate`, the marbles the side to move can push off now), written
     out for speed: quiescence needs both."""
     lead = mine - theirs
-    value = MATERIAL * lead + PROGRESS * (mine * mine - theirs * theirs)
-    value += CENTRE * (
-        (op & R1).bit_count()
-        + 2 * (op & R2).bit_count()
-        + 3 * (op & R3).bit_count()
-        + 4 * (op & R4).bit_count()
-        - (me & R1).bit_count()
-        - 2 * (me & R2).bit_count()
-        - 3 * (me & R3).bit_count()
-        - 4 * (me & R4).bit_count()
-    )
-    m1, m12, m11 = me & (me >> 1), me & (me >> 12), me & (me >> 11)
-    p1, p12, p11 = op & (op >> 1), op & (op >> 12), op & (op >> 11)
-    value += COHESION * (
-        m1.bit_count() + m12.bit_count() + m11.bit_count()
-        - p1.bit_count() - p12.bit_count() - p11.bit_count()
-    )
-    value += LINES * (
-        (m1 & (m1 >> 1)).bit_count() + (m12 & (m12 >> 12)).bit_count()
-        + (m11 & (m11 >> 11)).bit_count()
-        - (p1 & (p1 >> 1)).bit_count() - (p12 & (p12 >> 12)).bit_count()
-        - (p11 & (p11 >> 11)).bit_count()
-    )
+    get = _SIDE_CACHE.get
+    mine_side = get(me)
+    if mine_side is None:
+        mine_side = side_value(me)
+    their_side = get(op)
+    if their_side is None:
+        their_side = side_value(op)
+    value = MATERIAL * lead + PROGRESS * (mine * mine - theirs * theirs) + mine_side - their_side
     my_edge = me & R4
     op_edge = op & R4
-    value += EDGE_WEIGHT * (op_edge.bit_count() - my_edge.bit_count())
     my_threats = threatened_marbles(me, op).bit_count() if op_edge else 0
     their_threats = threatened_marbles(op, me).bit_count() if my_edge else 0
     if my_threats:
