@@ -33,12 +33,15 @@ SAFETY_PER_SECOND = 0.1
 
 
 def soft_deadline(
-    start: float, budget_seconds: float, safety_fraction: float = SAFETY_FRACTION
+    start: float,
+    budget_seconds: float,
+    safety_fraction: float = SAFETY_FRACTION,
+    safety_per_second: float = SAFETY_PER_SECOND,
 ) -> float:
     """The moment (``time.perf_counter`` scale) by which the thinking must stop;
     at most ``safety_fraction`` of the budget is kept back for returning in time."""
     budget = max(0.0, budget_seconds)
-    margin = min(safety_fraction * budget, SAFETY_FIXED + SAFETY_PER_SECOND * budget)
+    margin = min(safety_fraction * budget, SAFETY_FIXED + safety_per_second * budget)
     return start + budget - margin
 
 
@@ -237,6 +240,8 @@ class BaseRobot(ABC):
     tactics = True
     #: The most of the budget kept back for returning in time.
     safety_fraction = SAFETY_FRACTION
+    #: ... and at most this much of each second of it beyond a fixed twentieth.
+    safety_per_second = SAFETY_PER_SECOND
 
     def __init__(self) -> None:
         self.last_info: SearchInfo | None = None
@@ -271,7 +276,9 @@ class BaseRobot(ABC):
         deadline = (
             None
             if max_depth is not None
-            else soft_deadline(start, budget_seconds, self.safety_fraction)
+            else soft_deadline(
+                start, budget_seconds, self.safety_fraction, self.safety_per_second
+            )
         )
         work = board.copy()
         legal = list(work.generate_legal_moves())

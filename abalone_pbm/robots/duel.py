@@ -5,6 +5,10 @@
 * Iterative deepening with aspiration windows around the last value, PVS (null
   windows after the first move), late-move reductions for quiet moves late in the
   order, a quiescence search on ejections and on pushes onto the edge.
+* Off the principal variation, positions well above beta where the other side
+  threatens nothing are cut: near the leaves by the static value (reverse
+  futility), higher up by a null move (the side to move passes; a position still
+  above beta after that is not searched in full).
 * Move ordering: the table's move, ejections, pushes, two killers per ply, then
   the history heuristic.
 * A transposition table, killers and history that live as long as the
@@ -38,13 +42,22 @@ MAX_PLY: Final = 100
 QUIESCENCE_PLIES: Final = 6
 #: Quiescence looks at pushes onto the edge (not only ejections) this many plies deep.
 EDGE_PUSH_PLIES: Final = 2
-TABLE_LIMIT: Final = 600_000
+#: Most entries of the table (about 90 MB): past it a search stores no new positions
+#: and the next search starts by dropping those of older searches.
+TABLE_LIMIT: Final = 200_000
 CLOCK_MASK: Final = 31
 ASPIRATION: Final = 150
 #: What returning to a position costs the side that is ahead on marbles.
 REPEAT_PENALTY: Final = 400
 #: Frontier nodes this far below alpha search only their pushes.
 FUTILITY_MARGIN: Final = 800
+#: Reverse futility: up to this depth, a null-window node this far above beta per
+#: ply of depth left returns at once.
+STATIC_PRUNE_DEPTH = 2
+STATIC_MARGIN = 300
+#: Null move: from this depth, searched this much shallower (one more from depth 6).
+NULL_MIN_DEPTH = 3
+NULL_REDUCTION = 2
 
 _ORDER_TT = 1 << 40
 _ORDER_EJECT = 1 << 36
@@ -77,23 +90,26 @@ class DuelTables:
             pair[0] = pair[1] = 0
         # History fades so that the last searches count most.
         self.history = {k: v >> 2 for k, v in self.history.items() if v >= 4}
-        if len(self.table) > TABLE_LIMIT:
-            keep = self.generation - 2
+        if len(self.table) >= TABLE_LIMIT * 3 // 4:
+            keep = self.generation - 1
             self.table = {k: e for k, e in self.table.items() if e[4] >= keep}
-            if len(self.table) > TABLE_LIMIT:
+            if len(self.table) >= TABLE_LIMIT * 3 // 4:
                 self.table.clear()
 
 
 class DuelSearch:
     """One search from one position; ``tables`` carry over between searches.
 
-    ``reductions`` and ``futility`` switch off the two unsafe prunings (late-move
-    reductions, futility pruning at the frontier): without them the search returns
-    exactly the minimax value over the same quiescence.
+    ``reductions``, ``futility`` and ``pruning`` switch off the unsafe prunings
+    (late-move reductions, futility pruning at the frontier, reverse futility and
+    null move): without them the search returns exactly the minimax value over the
+    same quiescence.
     """
 
     reductions = True
     futility = True
+    #: Reverse futility and null-move pruning.
+    pruning = True
 
     def __init__(
         self,
@@ -116,6 +132,8 @@ class DuelSearch:
         self.repeated = tables.seen
         #: Root results of the iteration under way: (value, diff) of the best so far.
         self.root_best: tuple[int, int] | None = None
+        #: null_after[ply]: the move into this ply was a null move (no second one).
+        self.null_after = [False] * (MAX_PLY + 2)
 
     # -------------------------------------------------------------------- root
     def root(
@@ -215,8 +233,33 @@ class DuelSearch:
         next_ply = ply + 1
         frontier = depth == 1 and (plies_left is None or next_ply < plies_left)
         prune_quiet = False
-        if frontier:
+        stand = None
+        if beta - alpha == 1 and self.pruning and abs(beta) < WIN_THRESHOLD and (
+            plies_left is None or ply + depth < plies_left
+        ):
+            # Off the principal variation, a position already well above beta, where
+            # the other side threatens nothing, is not searched further: near the
+            # leaves at once (reverse futility), higher up when even passing the move
+            # keeps it above beta (null move; Abalone knows no zugzwang).
             stand, _ = static_eval(me, op, mine, theirs)
+            if stand >= beta and not threatened_marbles(op, me):
+                if depth <= STATIC_PRUNE_DEPTH and stand - STATIC_MARGIN * depth >= beta:
+                    return stand
+                null_after = self.null_after
+                if depth >= NULL_MIN_DEPTH and not null_after[ply]:
+                    reduced = depth - 1 - (NULL_REDUCTION + (depth >= 6))
+                    null_after[next_ply] = True
+                    try:
+                        value = -self.search(
+                            op, me, theirs, mine, reduced, -beta, -beta + 1, next_ply
+                        )
+                    finally:
+                        null_after[next_ply] = False
+                    if value >= beta:
+                        return beta if value > WIN_THRESHOLD else value
+        if frontier:
+            if stand is None:
+                stand, _ = static_eval(me, op, mine, theirs)
             # Futility: a quiet move seldom gains this much; only pushes may help.
             if (
                 self.futility
@@ -303,7 +346,9 @@ class DuelSearch:
             stored = best - ply
         else:
             stored = best
-        self.table[position] = (depth, stored, flag, best_kid, self.generation)
+        table = self.table
+        if len(table) < TABLE_LIMIT or position in table:
+            table[position] = (depth, stored, flag, best_kid, self.generation)
         return best
 
     def _moves(

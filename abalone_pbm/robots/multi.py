@@ -31,7 +31,8 @@ WIN: Final = 1_000_000
 WIN_THRESHOLD: Final = WIN - 10_000
 INFINITY: Final = 10 * WIN
 EXACT, LOWER, UPPER = 0, 1, 2
-TABLE_LIMIT: Final = 400_000
+#: Most entries of the table: past it a search stores no new positions.
+TABLE_LIMIT: Final = 200_000
 CLOCK_MASK: Final = 63
 MAX_DEPTH: Final = 40
 
@@ -71,7 +72,7 @@ class MultiTables:
         for pair in self.killers:
             pair[0] = pair[1] = 0
         self.history = {k: v >> 2 for k, v in self.history.items() if v >= 4}
-        if len(self.table) > TABLE_LIMIT:
+        if len(self.table) >= TABLE_LIMIT * 3 // 4:
             self.table.clear()
 
 
@@ -257,7 +258,9 @@ class MultiSearch:
             flag = LOWER
         else:
             flag = EXACT
-        tables.table[key] = (depth, best, flag, best_key)
+        table = tables.table
+        if len(table) < TABLE_LIMIT or key in table:
+            table[key] = (depth, best, flag, best_key)
         return best
 
     def _apply(

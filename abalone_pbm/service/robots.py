@@ -86,8 +86,9 @@ def next_robot_turn(session: Session, skip: set[int] | None = None) -> RobotTurn
     return RobotTurn(game.number, game.version, seat.seat, seat.user.robot, board, think)
 
 
-#: Most games whose robot players are kept between their moves.
-KEPT_PLAYERS = 64
+#: Most games whose robot players are kept between their moves (each keeps search
+#: tables of up to about 100 MB; others start afresh when their turn comes).
+KEPT_PLAYERS = 8
 #: The robot playing each (game, seat), newest last: it keeps its search tables and
 #: the positions already had between its moves.  Only the robot thread uses it.
 _players: OrderedDict[tuple[int, int], BaseRobot] = OrderedDict()

@@ -70,7 +70,7 @@ def test_search_without_prunings_is_exact_minimax() -> None:
         me, op = board.marbles(seat), board.marbles(3 - seat)
         mine, theirs = board.ejected(seat), board.ejected(3 - seat)
         search = DuelSearch(DuelTables(), 6, None, None)
-        search.reductions = search.futility = False
+        search.reductions = search.futility = search.pruning = False
         root = children(me, op)
         for depth in (1, 2):
             value, root = search.root(me, op, mine, theirs, root, depth, -INFINITY, INFINITY)
