@@ -29,7 +29,7 @@ from operator import itemgetter
 from typing import Final, Iterator
 
 from .bitmoves import EJECT, PUSH, Child, children, tactical_children
-from .features import EDGE, static_eval, threatened_marbles
+from .features import EDGE, evaluation, threatened_marbles
 
 WIN: Final = 1_000_000
 #: Any value beyond this is a forced result (win or loss by the target).
@@ -198,7 +198,7 @@ class DuelSearch:
         if position in repeated:
             # Going round in circles favours the side that is behind: the one ahead
             # pays for it, so it looks for progress instead.
-            value = static_eval(me, op, mine, theirs)[0]
+            value = evaluation(me, op, mine, theirs)[0]
             if mine != theirs:
                 value += -REPEAT_PENALTY if mine > theirs else REPEAT_PENALTY
             return value
@@ -233,7 +233,6 @@ class DuelSearch:
         next_ply = ply + 1
         frontier = depth == 1 and (plies_left is None or next_ply < plies_left)
         prune_quiet = False
-        stand = None
         if beta - alpha == 1 and self.pruning and abs(beta) < WIN_THRESHOLD and (
             plies_left is None or ply + depth < plies_left
         ):
@@ -241,8 +240,8 @@ class DuelSearch:
             # the other side threatens nothing, is not searched further: near the
             # leaves at once (reverse futility), higher up when even passing the move
             # keeps it above beta (null move; Abalone knows no zugzwang).
-            stand, _ = static_eval(me, op, mine, theirs)
-            if stand >= beta and not threatened_marbles(op, me):
+            stand, _, danger = evaluation(me, op, mine, theirs)
+            if stand >= beta and not danger:
                 if depth <= STATIC_PRUNE_DEPTH and stand - STATIC_MARGIN * depth >= beta:
                     return stand
                 null_after = self.null_after
@@ -258,14 +257,9 @@ class DuelSearch:
                     if value >= beta:
                         return beta if value > WIN_THRESHOLD else value
         if frontier:
-            if stand is None:
-                stand, _ = static_eval(me, op, mine, theirs)
+            stand, _, danger = evaluation(me, op, mine, theirs)
             # Futility: a quiet move seldom gains this much; only pushes may help.
-            if (
-                self.futility
-                and stand + FUTILITY_MARGIN <= alpha
-                and not threatened_marbles(op, me)
-            ):
+            if self.futility and stand + FUTILITY_MARGIN <= alpha and not danger:
                 prune_quiet = True
                 best = stand
         repeated.add(position)
@@ -391,7 +385,7 @@ class DuelSearch:
         if not self.nodes & CLOCK_MASK and self.deadline is not None:
             if time.perf_counter() > self.deadline:
                 raise Timeout
-        stand, can_eject = static_eval(me, op, mine, theirs)
+        stand, can_eject, _ = evaluation(me, op, mine, theirs)
         if stand >= beta or qply >= QUIESCENCE_PLIES:
             return stand
         if not can_eject and qply >= EDGE_PUSH_PLIES:

@@ -190,6 +190,7 @@ def set_weights(weights: dict[str, int]) -> None:
     for name, value in weights.items():
         globals()[_WEIGHT_GLOBALS[name]] = int(value)
     _SIDE_CACHE.clear()
+    _PAIR_CACHE.clear()
 
 
 #: One side's share of the evaluation by its bitboard (see :func:`side_value`): a move
@@ -231,9 +232,34 @@ def evaluate(me: int, op: int, mine: int, theirs: int) -> int:
 
 
 def static_eval(me: int, op: int, mine: int, theirs: int) -> tuple[int, int]:
-    """(:func:`evaluate`, the marbles the side to move can push off now), written
-    out for speed: quiescence needs both."""
+    """(:func:`evaluate`, the marbles the side to move can push off now)."""
+    value, my_threats, _ = evaluation(me, op, mine, theirs)
+    return value, my_threats
+
+
+#: The terms of a position that do not depend on the marbles pushed off, by (me, op):
+#: (their sum, marbles the side to move could push off, marbles it could lose).
+#: Searches meet the same positions by other move orders, so lookups often hit.
+_PAIR_CACHE: dict[tuple[int, int], tuple[int, int, int]] = {}
+PAIR_CACHE_LIMIT: Final = 1 << 17
+
+
+def evaluation(me: int, op: int, mine: int, theirs: int) -> tuple[int, int, int]:
+    """(:func:`evaluate`, the marbles the side to move can push off now, the marbles
+    the other side could push off if it were to move), written out for speed: the
+    search needs all three."""
+    terms = _PAIR_CACHE.get((me, op))
+    if terms is None:
+        terms = _pair_terms(me, op)
+    base, my_threats, their_threats = terms
     lead = mine - theirs
+    value = MATERIAL * lead + PROGRESS * (mine * mine - theirs * theirs) + base
+    if my_threats and lead:
+        value += LEAD_THREATS * lead * my_threats
+    return value, my_threats, their_threats
+
+
+def _pair_terms(me: int, op: int) -> tuple[int, int, int]:
     get = _SIDE_CACHE.get
     mine_side = get(me)
     if mine_side is None:
@@ -241,23 +267,64 @@ def static_eval(me: int, op: int, mine: int, theirs: int) -> tuple[int, int]:
     their_side = get(op)
     if their_side is None:
         their_side = side_value(op)
-    value = MATERIAL * lead + PROGRESS * (mine * mine - theirs * theirs) + mine_side - their_side
+    value = mine_side - their_side
     my_edge = me & R4
     op_edge = op & R4
-    my_threats = threatened_marbles(me, op).bit_count() if op_edge else 0
-    their_threats = threatened_marbles(op, me).bit_count() if my_edge else 0
-    if my_threats:
-        value += THREAT_NOW + LEAD_THREATS * lead * my_threats
-    if their_threats:
-        value += THREATENED
-    value += THREATS * (my_threats - their_threats)
+    # Both sides' threats in one pass over the six directions (threatened_marbles
+    # written out twice).
+    hit_op = hit_me = 0
     exposed = 0
     for o, out in _OUT:
-        a = op_edge & out
-        if a:
-            exposed += (a & (me << o if o > 0 else me >> -o)).bit_count()
-        b = my_edge & out
-        if b:
-            exposed -= (b & (op << o if o > 0 else op >> -o)).bit_count()
-    value += EXPOSED * exposed
-    return int(value), my_threats
+        victims_op = op_edge & out
+        victims_me = my_edge & out
+        if o > 0:
+            if victims_op:
+                exposed += (victims_op & (me << o)).bit_count()
+                g2 = me & (me << o)
+                if g2:
+                    f2 = g2 << o
+                    hit_op |= f2 & victims_op
+                    g3 = g2 & f2
+                    if g3:
+                        hit_op |= (((g3 << o) & op) << o) & victims_op
+            if victims_me:
+                exposed -= (victims_me & (op << o)).bit_count()
+                g2 = op & (op << o)
+                if g2:
+                    f2 = g2 << o
+                    hit_me |= f2 & victims_me
+                    g3 = g2 & f2
+                    if g3:
+                        hit_me |= (((g3 << o) & me) << o) & victims_me
+        else:
+            p = -o
+            if victims_op:
+                exposed += (victims_op & (me >> p)).bit_count()
+                g2 = me & (me >> p)
+                if g2:
+                    f2 = g2 >> p
+                    hit_op |= f2 & victims_op
+                    g3 = g2 & f2
+                    if g3:
+                        hit_op |= (((g3 >> p) & op) >> p) & victims_op
+            if victims_me:
+                exposed -= (victims_me & (op >> p)).bit_count()
+                g2 = op & (op >> p)
+                if g2:
+                    f2 = g2 >> p
+                    hit_me |= f2 & victims_me
+                    g3 = g2 & f2
+                    if g3:
+                        hit_me |= (((g3 >> p) & me) >> p) & victims_me
+    my_threats = hit_op.bit_count()
+    their_threats = hit_me.bit_count()
+    if my_threats:
+        value += THREAT_NOW
+    if their_threats:
+        value += THREATENED
+    value += THREATS * (my_threats - their_threats) + EXPOSED * exposed
+    terms = (int(value), my_threats, their_threats)
+    if len(_PAIR_CACHE) >= PAIR_CACHE_LIMIT:
+        _PAIR_CACHE.clear()
+    _PAIR_CACHE[(me, op)] = terms
+    return terms
