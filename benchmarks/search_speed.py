@@ -1,6 +1,7 @@
 """Search speed of a robot: nodes per second and time to a fixed depth.
 
     python benchmarks/search_speed.py [--robot boulder] [--depth 4] [--budget 1.0]
+    python benchmarks/search_speed.py --robot boulder --against boulder-1 --depth 5
 
 Positions: the standard and Belgian Daisy starts, each after 4 and after 20 plies
 of a fixed random opening (seeded), 2 players.  For each position the robot
@@ -8,7 +9,9 @@ searches once to ``--depth`` (clock ignored; timed in CPU seconds of this proces
 so that other work on the machine counts less) and once for ``--budget`` seconds.
 Prints, per position and in total: nodes, seconds, nodes/s, and the depth reached
 in the budget.  The figure to compare between versions is the total nodes/s and
-the total seconds to the fixed depth.
+the total seconds to the fixed depth.  With ``--against OTHER`` the other robot is
+measured the same way and the ratios are printed (nodes per second in the budget,
+and how many times faster the first reaches the fixed depth).
 """
 
 from __future__ import annotations
@@ -38,41 +41,55 @@ def positions(seed: int = 11) -> list[tuple[str, Board]]:
     return out
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--robot", default="boulder", choices=sorted(ENGINES))
-    parser.add_argument("--depth", type=int, default=4)
-    parser.add_argument("--budget", type=float, default=1.0)
-    args = parser.parse_args(argv)
-
+def measure(robot_name: str, depth: int, budget: float) -> tuple[float, float, float, float]:
+    """(seconds to ``depth``, nodes/s to it, nodes/s in the budget, mean depth in it)."""
     fixed_nodes = fixed_seconds = 0.0
     timed_nodes = timed_seconds = 0.0
     depths = []
     for name, board in positions():
-        robot = make_engine(args.robot)
+        robot = make_engine(robot_name)
         started = time.process_time()
-        robot.choose_move(board, 60.0, rng_seed=1, max_depth=args.depth)
+        robot.choose_move(board, 60.0, rng_seed=1, max_depth=depth)
         took = time.process_time() - started
         info = robot.last_info
         nodes = info.nodes if info else 0
         fixed_nodes += nodes
         fixed_seconds += took
-        robot = make_engine(args.robot)
-        robot.choose_move(board, args.budget, rng_seed=1)
+        robot = make_engine(robot_name)
+        robot.choose_move(board, budget, rng_seed=1)
         info = robot.last_info
         t_nodes = info.nodes if info else 0
         t_secs = info.elapsed if info else 0.0
         timed_nodes += t_nodes
         timed_seconds += t_secs
-        depth = info.depth if info else 0
-        depths.append(depth)
-        print(f"{name:18s} depth {args.depth}: {nodes:8d} nodes {took:6.2f} s "
-              f"({nodes / took:8,.0f}/s) | {args.budget:.1f} s: depth {depth}, "
+        reached = info.depth if info else 0
+        depths.append(reached)
+        print(f"{robot_name:10s} {name:18s} depth {depth}: {nodes:8d} nodes {took:6.2f} s "
+              f"({nodes / max(took, 1e-9):8,.0f}/s) | {budget:.1f} s: depth {reached}, "
               f"{t_nodes:8d} nodes ({t_nodes / max(t_secs, 1e-9):8,.0f}/s)", flush=True)
-    print(f"{args.robot}: depth {args.depth} in {fixed_seconds:.2f} s total, "
-          f"{fixed_nodes / fixed_seconds:,.0f} nodes/s; "
-          f"budget {args.budget} s: {timed_nodes / max(timed_seconds, 1e-9):,.0f} nodes/s, "
-          f"mean depth {sum(depths) / len(depths):.2f}")
+    fixed_rate = fixed_nodes / max(fixed_seconds, 1e-9)
+    timed_rate = timed_nodes / max(timed_seconds, 1e-9)
+    mean_depth = sum(depths) / len(depths)
+    print(f"{robot_name}: depth {depth} in {fixed_seconds:.2f} s total, {fixed_rate:,.0f} nodes/s; "
+          f"budget {budget} s: {timed_rate:,.0f} nodes/s, mean depth {mean_depth:.2f}")
+    return fixed_seconds, fixed_rate, timed_rate, mean_depth
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--robot", default="boulder", choices=sorted(ENGINES))
+    parser.add_argument("--against", default=None, choices=sorted(ENGINES))
+    parser.add_argument("--depth", type=int, default=4)
+    parser.add_argument("--budget", type=float, default=1.0)
+    args = parser.parse_args(argv)
+    first = measure(args.robot, args.depth, args.budget)
+    if args.against:
+        other = measure(args.against, args.depth, args.budget)
+        print(f"{args.robot} against {args.against}: depth {args.depth} "
+              f"{other[0] / max(first[0], 1e-9):.1f} times faster; nodes/s to it "
+              f"{first[1] / max(other[1], 1e-9):.2f}x, in the budget "
+              f"{first[2] / max(other[2], 1e-9):.2f}x; mean depth in {args.budget} s "
+              f"{first[3]:.2f} against {other[3]:.2f}")
     return 0
 
 
