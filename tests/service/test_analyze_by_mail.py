@@ -83,3 +83,15 @@ def test_help_analyze(harness: Harness) -> None:
     body = harness.mail("fred@example.org", "help analyze")[0].body
     assert "abalone analyze <board>[#<n>]" in body
     assert "between people that is still running cannot be analysed" in " ".join(body.split())
+
+
+def test_a_three_player_game_with_robots_is_analysed(harness: Harness) -> None:
+    harness.signup("fred", "pw")
+    harness.challenge("boulder", "avalanche", "fred", by="fred@example.org")
+    sent = harness.mail("fred@example.org", "abalone analyze 101")
+    assert [s.subject for s in sent] == ["Abalone Board 101 analysis"]
+    body = sent[0].body
+    assert re.search(r"^  3\. fred \(3\) plays [a-i]\d", body, re.M), body
+    assert re.search(r"about even|Advantage|can force|cannot avoid", body), body
+    body = harness.mail("fred@example.org", "abalone analyze 101#0")[0].body
+    assert re.search(r"^  1\. boulder \(1\) plays ", body, re.M), body
