@@ -60,6 +60,7 @@ def test_every_line_but_the_board_and_quotes_fits_72_columns(harness: Harness) -
         "format fred pw1 text", "digest fred pw1 on", "abalone seek betty pw4 2",
         "help limits", "help confirm address", "add fred pw1 fred@home.example",
         "confirm address nonsense", "broadcast fred pw1",
+        "help analyze", "abalone analyze 101", "abalone challenge -think=30 fred boulder",
     ):
         sent += h.mail(FRED_AT, subject)
     # The limits' own texts: a multiple's summary, a throttle, the owner's notice.
@@ -69,6 +70,9 @@ def test_every_line_but_the_board_and_quotes_fits_72_columns(harness: Harness) -
     for ply, played in enumerate(scripted_game(), start=1):
         userid, password = ("fred", "pw1") if ply % 2 else ("wilma", "pw2")
         sent += move(h, userid, password, played)
+    analysis = h.mail(FRED_AT, "abalone analyze 101#10")
+    assert analysis[0].subject == "Abalone Board 101 analysis"
+    sent += analysis
     h.clock.advance(days=8)
     sent += h.tick()
     offenders = {(s.subject, line) for s in sent for line in _long_lines(s)}
