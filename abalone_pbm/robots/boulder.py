@@ -33,10 +33,10 @@ class BoulderRobot(BaseRobot):
     name = "boulder"
     level = 3
     # The search reads the clock every few hundred microseconds and returns at once;
-    # what is kept back (a twentieth of a second and 2 % of the budget, at most a
+    # what is kept back (a twentieth of a second and 5 % of the budget, at most a
     # quarter of it) is for a busy machine that does not run us at every moment.
     safety_fraction = 0.25
-    safety_per_second = 0.02
+    safety_per_second = 0.05
 
     def __init__(self, depth_limit: int | None = None) -> None:
         super().__init__()
