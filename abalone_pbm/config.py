@@ -75,6 +75,8 @@ class Settings:
     #: player per day (a challenge needs no consent; the player gets its board mails).
     challenges_per_sender_daily: int = 30
     challenges_per_player_daily: int = 20
+    #: Analyses one sender may ask for per day: each holds the worker for a search.
+    analyses_per_sender_daily: int = 20
     #: Wrong passwords allowed per user (from strangers) and per sender before the next
     #: try must wait: 1 minute, doubling with every further failure, at most this long.
     password_free_failures: int = 3
@@ -235,7 +237,7 @@ def _check(settings: Settings) -> None:
     for name in ("daily_reply_cap", "sender_daily_mails", "confirmations_per_address_daily",
                  "relay_per_user_daily", "relay_per_recipient_daily", "broadcast_min_games",
                  "broadcast_min_age_days", "challenges_per_sender_daily",
-                 "challenges_per_player_daily",
+                 "challenges_per_player_daily", "analyses_per_sender_daily",
                  "password_free_failures"):
         if getattr(settings, name) < 0:
             raise ValueError(f"{PREFIX}{name.upper()} must not be negative")

@@ -129,6 +129,19 @@ def check_challenged(ctx: MailContext, players: Iterable[User], challenger: str 
         rates.record(ctx.session, rates.CHALLENGED, user.userid, ctx.now)
 
 
+# ------------------------------------------------------------------ analyses
+def check_analysis_allowed(ctx: MailContext) -> None:
+    """A sender asks for at most ``analyses_per_sender_daily`` analyses a day: each one
+    holds the worker for a search, so a flood of them would delay everyone's mail."""
+    cap = ctx.settings.analyses_per_sender_daily
+    sender = _sender(ctx)
+    if cap and rates.count(ctx.session, rates.ANALYSIS, sender, ctx.now - rates.DAY) >= cap:
+        raise CommandError(
+            f"A sender may ask for at most {cap} analyses a day; please try again tomorrow"
+        )
+    rates.record(ctx.session, rates.ANALYSIS, sender, ctx.now)
+
+
 # ------------------------------------------------------------------ passwords
 def password_delay(settings: Settings, failures: int) -> timedelta:
     """How long after the last failure the next try must wait, after ``failures``."""

@@ -9,7 +9,7 @@ import re
 from abalone_pbm.db import repository
 from abalone_pbm.rules import Board
 
-from .harness import Harness
+from .harness import Harness, make_harness
 
 
 def _play(harness: Harness, number: int, players: dict[int, str], plies: int) -> None:
@@ -95,3 +95,24 @@ def test_a_three_player_game_with_robots_is_analysed(harness: Harness) -> None:
     assert re.search(r"about even|Advantage|can force|cannot avoid", body), body
     body = harness.mail("fred@example.org", "abalone analyze 101#0")[0].body
     assert re.search(r"^  1\. boulder \(1\) plays ", body, re.M), body
+
+
+def test_analyses_are_limited_per_sender(migrated_db_url: str, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """Each analysis holds the worker for a search: one sender gets a few a day, and
+    another sender is not held back by them."""
+    harness = make_harness(migrated_db_url, tmp_path, analyses_per_sender_daily=2)
+    try:
+        harness.signup("fred", "pw")
+        harness.signup("wilma", "pw")
+        harness.challenge("fred", "wilma")
+        _play(harness, 101, {1: "fred", 2: "wilma"}, 2)
+        harness.mail("fred@example.org", "abalone resign 101 fred pw")
+        for _ in range(2):
+            sent = harness.mail("barney@example.org", "abalone analyze 101#2")
+            assert [s.subject for s in sent] == ["Abalone Board 101 analysis"]
+        sent = harness.mail("barney@example.org", "abalone analyze 101#2")
+        assert len(sent) == 1 and "at most 2 analyses a day" in sent[0].body
+        sent = harness.mail("betty@example.org", "abalone analyze 101#2")
+        assert [s.subject for s in sent] == ["Abalone Board 101 analysis"]
+    finally:
+        harness.database.dispose()

@@ -15,6 +15,7 @@ from ...render.analysis import AnalysedMove, AnalysisView, analysis_mail
 from ...robots.analysis import analyse
 from ..context import CommandError, MailContext, Outgoing
 from ..games import board_at, load_board
+from ..limits import check_analysis_allowed
 from ..mails import game_view
 from ..queries import load_game
 
@@ -49,6 +50,7 @@ def analyze(ctx: MailContext, c: protocol.Analyze) -> None:
             + earlier,
             board=number,
         )
+    check_analysis_allowed(ctx)
     found = analyse(board, min(ANALYSIS_SECONDS, ctx.settings.robot_budget),
                     seed=number * 1000 + shown)
     view = replace(game_view(ctx, game, ply=shown), result=None, vote=None, comment=None)
