@@ -20,7 +20,7 @@ from email.utils import getaddresses
 
 from sqlalchemy import Engine, Select, and_, func, insert, or_, select, text, update
 from sqlalchemy.exc import IntegrityError
-from sqlalchemy.orm import Session
+from sqlalchemy.orm import Session, joinedload
 
 from ..mail.idempotency import clean_message_id, inbox_key
 from ..mail.validation import one_line
@@ -573,14 +573,24 @@ def next_board_number(session: Session) -> int:
     return FIRST_BOARD if highest is None else max(FIRST_BOARD, highest + 1)
 
 
+#: A game with its seats, their users and the users' addresses, read in one query:
+#: every command on a board reads them (whose turn, who gets the board mails), and
+#: reading them one lazy load at a time cost more than the rest of a move.
+GAME_WITH_PLAYERS = (
+    joinedload(Game.seats).joinedload(Seat.user).joinedload(User.addresses),
+)
+
+
 def get_game(session: Session, number: int, for_update: bool = False) -> Game | None:
-    """The game with this board number; ``for_update`` locks it (PostgreSQL) until commit."""
-    query = select(Game).where(Game.number == number)
+    """The game with this board number, its seats, their users and addresses;
+    ``for_update`` locks it (PostgreSQL) until commit."""
+    query = select(Game).where(Game.number == number).options(*GAME_WITH_PLAYERS)
     if for_update:
         query = query.execution_options(populate_existing=True)
         if _locks_rows(session):
-            query = query.with_for_update()
-    return session.scalars(query).first()
+            # Only the game's row: the seats are joined on the nullable side.
+            query = query.with_for_update(of=Game)
+    return session.scalars(query).unique().one_or_none()
 
 
 def seat_by_token(session: Session, token: str) -> Seat | None:

@@ -60,7 +60,12 @@ def game_view(
     notices: Sequence[str] = (),
     ratings: Sequence[tuple[Seat, float, float]] = (),
     ply: int | None = None,
+    watchers: Sequence[tuple[User, bool]] | None = None,
 ) -> render.GameView:
+    """What the mails show of ``game``; ``watchers``: its ``observers_of`` when the
+    caller has them already (a board mail reads them once for the view and the mails)."""
+    if watchers is None:
+        watchers = observers_of(ctx, game)
     players = tuple(seat.user.userid for seat in game.seats)
     if game.status == "active" and ply is None:
         # A running game's mails show only the last rounds.
@@ -91,7 +96,7 @@ def game_view(
         players=players,
         moves=moves,
         options=options_mapping(GameOptions.from_json(game.options)),
-        observers=tuple(u.userid for u, only in observers_of(ctx, game) if not only),
+        observers=tuple(u.userid for u, only in watchers if not only),
         # Masked when shown too: a comment of an older version was stored unmasked.
         comment=(render.Comment(comment_by.userid, protocol.mask_passwords(comment))
                  if comment_by and comment else None),
@@ -184,9 +189,11 @@ def player_mails(
     *,
     observers: bool = True,
     results: bool = False,
+    watchers: Sequence[tuple[User, bool]] | None = None,
 ) -> set[str]:
     """Send one mail per address of every player (with their reply address) and
-    observer, made by ``make``; returns the addresses written to."""
+    observer, made by ``make``; returns the addresses written to.  ``watchers``: the
+    game's ``observers_of`` when the caller has read them already."""
     kind = page_kind(make, view, board)
     sent: set[str] = set()
     for seat in game.seats:
@@ -202,7 +209,7 @@ def player_mails(
             sent.add(address)
             ctx.send(Outgoing(address, subject, body, reply_to=reply_to, html=html))
     if observers:
-        for user, results_only in observers_of(ctx, game):
+        for user, results_only in observers_of(ctx, game) if watchers is None else watchers:
             if results_only and not results:
                 continue
             subject, body = make(view, board, recipient=None)
@@ -253,8 +260,10 @@ def board_mails(
     comment: str,
     notices: Sequence[str] = (),
 ) -> None:
-    view = game_view(ctx, game, comment_by=mover, comment=comment, notices=notices)
-    player_mails(ctx, game, board, view, render.board_mail)
+    watchers = observers_of(ctx, game)
+    view = game_view(ctx, game, comment_by=mover, comment=comment, notices=notices,
+                     watchers=watchers)
+    player_mails(ctx, game, board, view, render.board_mail, watchers=watchers)
 
 
 def game_over_mails(
@@ -267,10 +276,13 @@ def game_over_mails(
     comment: str,
     notices: Sequence[str] = (),
 ) -> None:
+    watchers = observers_of(ctx, game)
     view = game_view(
-        ctx, game, comment_by=mover, comment=comment, notices=notices, ratings=changes
+        ctx, game, comment_by=mover, comment=comment, notices=notices, ratings=changes,
+        watchers=watchers,
     )
-    sent = player_mails(ctx, game, board, view, render.game_over_mail, results=True)
+    sent = player_mails(ctx, game, board, view, render.game_over_mail, results=True,
+                        watchers=watchers)
     # Who asked for the results of every game (`notify` without boards).
     followers = ctx.session.scalars(
         select(User).where(User.notify_all.is_(True), User.disabled.is_(False))

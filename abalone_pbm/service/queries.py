@@ -8,6 +8,7 @@ player who does not play it); the error of a board command shows the board.
 from __future__ import annotations
 
 from sqlalchemy import select
+from sqlalchemy.orm import selectinload
 
 from ..db import repository
 from ..db.models import Game, Observer, Seat, User
@@ -150,6 +151,7 @@ def observers_of(ctx: MailContext, game: Game) -> list[tuple[User, bool]]:
         .join(Observer, Observer.user_id == User.id)
         .where(Observer.game_id == game.id)
         .order_by(User.userid)
+        .options(selectinload(User.addresses))  # each gets the board at every address
     )
     return [(user, bool(results_only)) for user, results_only in rows]
 

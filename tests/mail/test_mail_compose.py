@@ -172,3 +172,26 @@ def test_a_board_mail_with_html_is_multipart_alternative_text_first():
     # ASCII pages travel as 7bit: readable in any reader, no encoding overhead.
     assert all(p["Content-Transfer-Encoding"] == "7bit" for p in parsed.iter_parts())
     assert parsed["X-Loop"] and parsed["Message-ID"] and parsed["Auto-Submitted"]
+
+
+_ADDRESS_CHARS = st.sampled_from(list("abcXYZ019.+-_=!#'@") + ["..", "@@", " ", "<", ">"])
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(_ADDRESS_CHARS, min_size=1, max_size=14).map("".join))
+def test_bare_address_shortcut_finds_what_getaddresses_finds(text):
+    from email.utils import getaddresses
+
+    found = [addr for _, addr in getaddresses([text]) if addr]
+    expected = found[0] if len(found) == 1 and "@" in found[0] else None
+    try:
+        got: str | None = one_address(text)
+    except ValueError:
+        got = None
+    assert got == expected
+
+
+@pytest.mark.parametrize("text", ["fred@example.org", "f.r+101.abc@mail.example.org",
+                                  "o'neil=x@ex-ample.org"])
+def test_bare_addresses_are_themselves(text):
+    assert one_address(text) == text

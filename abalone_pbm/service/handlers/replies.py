@@ -6,7 +6,7 @@ from __future__ import annotations
 from ... import protocol
 from ...db import repository
 from ..context import CommandError, MailContext
-from ..queries import load_game, user_addresses
+from ..queries import user_addresses
 from .lists import show_board
 from .moves import MoveRequest, play_move
 from .resign import resign_player
@@ -17,13 +17,14 @@ VOTES = ("propose", "undo", "accept", "reject")
 
 
 def board_reply(ctx: MailContext, board_number: int, token: str) -> None:
-    seat = repository.seat_by_token(ctx.session, token)
-    if seat is None or seat.game.number != board_number:
+    # The board with its seats in one read; the token must be one of its seats'.
+    game = repository.get_game(ctx.session, board_number, for_update=True)
+    seat = next((s for s in game.seats if s.reply_token == token), None) if game else None
+    if game is None or seat is None:
         raise CommandError(
             f"This reply address is not valid for board {board_number}; "
             "reply to the latest mail of the board, or use the abalone move command"
         )
-    game = load_game(ctx, board_number)
     user = seat.user
     # The envelope sender decides, not a header (anybody can write From: or Reply-To:),
     # and only a confirmed address is the player's.
