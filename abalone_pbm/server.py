@@ -29,6 +29,7 @@ import sys
 import threading
 from dataclasses import dataclass, field
 from datetime import datetime
+from collections.abc import Collection
 from typing import TYPE_CHECKING, Any, Callable, TextIO
 
 from .clock import Clock, SystemClock
@@ -102,7 +103,12 @@ def password_hook(settings: Settings) -> PasswordHook:
     return PasswordsInAdvance(settings)
 
 
-def robot_hook(settings: Settings, database: Database, clock: Clock) -> Callable[[], int]:
+#: Plays the computer players' pending turns, on the given boards or (None) wherever
+#: one waits; returns how many moves it made.
+Robots = Callable[[Collection[int] | None], int]
+
+
+def robot_hook(settings: Settings, database: Database, clock: Clock) -> Robots:
     """Register the computer players as users and return the function that plays
     their pending turns (each searched outside any transaction)."""
     from .service import robots
@@ -110,8 +116,8 @@ def robot_hook(settings: Settings, database: Database, clock: Clock) -> Callable
     with database.write() as session:
         robots.ensure_robot_users(session, clock)
 
-    def play() -> int:
-        return robots.play_robot_turns(database, settings, clock)
+    def play(boards: Collection[int] | None = None) -> int:
+        return robots.play_robot_turns(database, settings, clock, only=boards)
 
     return play
 
@@ -126,7 +132,7 @@ class Server:
     tick: Tick | None = None
     clock: Clock = field(default_factory=SystemClock)
     #: Plays the computer players' pending turns; returns how many moves it made.
-    robots: Callable[[], int] | None = None
+    robots: Robots | None = None
     #: Checks a mail's passwords before its transaction (``password_hook``).
     passwords: PasswordHook | None = None
     tick_interval: float = TICK_INTERVAL
@@ -138,10 +144,15 @@ class Server:
         self.stop_event = threading.Event()
         self.worker_wake = threading.Event()
         self.robot_wake = threading.Event()
+        #: Boards whose turn the worker handed to a robot, and whether every game must
+        #: be looked at (at start, after a tick, after a quiet while).
+        self._robot_boards: set[int] = set()
+        self._robot_sweep = True
+        self._robot_lock = threading.Lock()
         self.sender = Sender(self.database, self.settings, self.clock)
         self.worker = Worker(
             self.database, self.settings, self.clock, self.handle,
-            after_commit=self._after_mail, handoff=self.sender, passwords=self.passwords,
+            handoff=self.sender, passwords=self.passwords, robot_turns=self._robot_turns,
         )
         self.listener: IntakeController | None = None
         self.policy: PolicyServer | None = None
@@ -220,23 +231,38 @@ class Server:
     def _run_worker(self) -> None:
         self.worker.run_forever(self.stop_event, self.worker_wake, idle=self.idle)
 
-    def _after_mail(self) -> None:
-        # The replies went to the sender with the commit (Worker.handoff).
+    def _robot_turns(self, boards: set[int]) -> None:
+        """The worker committed a change that may give these boards' turn to a robot
+        (a mail that gives none wakes no robot: the replies went to the sender with
+        the commit, see Worker.handoff)."""
+        with self._robot_lock:
+            self._robot_boards |= boards
+        self.robot_wake.set()
+
+    def _wake_robots_everywhere(self) -> None:
+        with self._robot_lock:
+            self._robot_sweep = True
         self.robot_wake.set()
 
     def _run_robots(self) -> None:
         """Robots think in their own thread, so mail keeps flowing while they do."""
         assert self.robots is not None
         while not self.stop_event.is_set():
-            self.robot_wake.wait(self.idle * 30)
+            woken = self.robot_wake.wait(self.idle * 30)
             self.robot_wake.clear()
             if self.stop_event.is_set():
                 break
+            with self._robot_lock:
+                # After a quiet while every game is looked at once.
+                sweep, boards = self._robot_sweep or not woken, self._robot_boards
+                self._robot_sweep, self._robot_boards = False, set()
             try:
-                if self.robots():
+                if self.robots(None if sweep else boards):
                     self.sender.poke()
             except Exception:
                 log.exception("robots: playing a turn failed")
+                with self._robot_lock:
+                    self._robot_sweep = True  # tried again at the next wake
 
     def _run_sender(self) -> None:
         self.sender.run_forever(self.stop_event, idle=self.idle)
@@ -250,7 +276,7 @@ class Server:
                 log.exception("clock: tick failed")
             # Reminders or forfeits may have queued mail or handed a turn to a robot.
             self.sender.poke()
-            self.robot_wake.set()
+            self._wake_robots_everywhere()
             self.stop_event.wait(self.tick_interval)
 
     def _announce(self) -> None:

@@ -36,7 +36,7 @@ from sqlalchemy.orm import Session
 
 from .clock import Clock
 from .config import Settings
-from .db.models import InboxMail
+from .db.models import ROBOT_TURNS, InboxMail
 from .db.repository import HANDOFF, Handoff, OutgoingRow
 from .mail.guards import answer_address, answer_address_problem, reason_to_ignore
 from .mail.validation import (
@@ -132,6 +132,7 @@ class Worker:
         after_commit: Callable[[], None] | None = None,
         handoff: HandoffTarget | None = None,
         passwords: PasswordHook | None = None,
+        robot_turns: Callable[[set[int]], None] | None = None,
     ) -> None:
         self.database = database
         self.settings = settings
@@ -146,6 +147,9 @@ class Worker:
         self.passwords = passwords
         #: Mails whose failure could not even be recorded: skipped until restart.
         self.set_aside: set[int] = set()
+        #: Called after the commit with the boards whose turn may have passed to a
+        #: computer player (``db.models.ROBOT_TURNS``), when there are any.
+        self.robot_turns = robot_turns
 
     def run_once(self) -> bool:
         """Process the next new inbox mail; False when there was none.
@@ -168,6 +172,7 @@ class Worker:
 
         mail_id: int | None = None
         handoff: Handoff | None = None
+        robot_boards: set[int] = set()
         try:
             with self.database.write() as session:
                 if self.handoff is not None:
@@ -206,6 +211,7 @@ class Worker:
                     rates.record_answers(session, mail.id, answer_to, envelope, now)
                     mark_inbox(session, mail, "done", now=now)
                     outcome = "done"
+                    robot_boards = session.info.get(ROBOT_TURNS, robot_boards)
         except _CheckFirst:
             raise
         except Exception as error:
@@ -216,6 +222,8 @@ class Worker:
         log.info("inbox %s: %s", mail_id, outcome)
         if handoff is not None and handoff.rows and self.handoff is not None:
             self.handoff.hand_over(handoff.rows)
+        if robot_boards and self.robot_turns is not None:
+            self.robot_turns(robot_boards)
         if self.after_commit is not None:
             try:
                 self.after_commit()

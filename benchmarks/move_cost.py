@@ -8,12 +8,12 @@
 In-process, no SMTP: the mail path after the listener (tests/service/harness.py):
 the move's mail is stored in the inbox, the worker processes it in one transaction
 (parse, loop guards, daily reply cap, the move, both board mails into the outbox,
-commit), the robots' hook looks for a robot turn (``serve`` runs it after every mail),
-and the outbox rows are read back. Times per move, in milliseconds:
+commit), the robots' hook looks at the boards the worker named as handed to a robot
+(as ``serve`` does: none for a move between people), and the outbox rows are read back. Times per move, in milliseconds:
 
 - ``worker``: ``Worker.run_once()`` for the move's mail (the move's transaction);
 - ``path``: store in the inbox + worker + robots' hook + reading the outbox;
-- ``robots``: the robots' hook alone (it queries the active games).
+- ``robots``: the robots' hook alone (a read of each named board, if any).
 
 (a) One database per number of active games (10, 100, 1000): 10 fresh games between
 fresh players, and as many other games as it takes (challenges between a pool of 40
@@ -191,7 +191,11 @@ class Bench:
         while h.worker.run_once():
             processed += 1
         t2 = time.perf_counter()
-        h.robots()
+        # As serve does: the robots look at the boards the worker named, if any.
+        boards = set(h.robot_boards)
+        h.robot_boards.clear()
+        if boards:
+            h.robots(boards)
         t3 = time.perf_counter()
         sent = h.take_outbox()
         t4 = time.perf_counter()

@@ -25,8 +25,8 @@ from sqlalchemy import (
     Text,
     UniqueConstraint,
 )
-from sqlalchemy import event
-from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
+from sqlalchemy import event, inspect
+from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column, relationship
 from sqlalchemy.types import TypeDecorator
 
 #: Constraint and index names are derived from the tables and columns, so migrations
@@ -374,6 +374,42 @@ def seat_to_move(position: str) -> int:
 def _keep_to_move(game: Game, position: str, _old: object, _initiator: object) -> None:
     if isinstance(position, str):
         game.to_move = seat_to_move(position)
+
+
+#: ``Session.info`` key: the board numbers of the games whose turn a flush may have
+#: handed to a computer player (see ``_note_robot_turns``).
+ROBOT_TURNS = "abalone_pbm.robot_turns"
+
+
+def _robot_may_be_to_move(game: Game) -> bool:
+    """Whether ``game`` (new or changed in this flush) may now wait for a robot: its
+    seat to move is a robot's, or that cannot be told without reading more."""
+    state = inspect(game)
+    if game.status != "active":
+        return False
+    changed = state.attrs.to_move.history.has_changes() \
+        or state.attrs.status.history.has_changes() or state.attrs.version.history.has_changes()
+    if not changed and not state.pending:
+        return False
+    if "seats" in state.unloaded:
+        return True
+    seat = next((s for s in game.seats if s.seat == game.to_move), None)
+    if seat is None or "user" in inspect(seat).unloaded:
+        return True
+    return seat.user.robot is not None and not seat.resigned
+
+
+@event.listens_for(Session, "after_flush")
+def _note_robot_turns(session: Session, _context: object) -> None:
+    """Note in ``session.info[ROBOT_TURNS]`` the games whose turn may have passed to a
+    computer player, so that ``serve`` wakes its robots for those games only (one
+    indexed read each) instead of searching every game after every mail."""
+    for thing in (*session.new, *session.dirty):
+        game = thing if isinstance(thing, Game) else \
+            thing.game if isinstance(thing, Seat) and "game" not in inspect(thing).unloaded \
+            else None
+        if game is not None and _robot_may_be_to_move(game):
+            session.info.setdefault(ROBOT_TURNS, set()).add(game.number)
 
 
 # Every ORM write checks its values against the columns first (same on both databases).

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 from collections import OrderedDict
+from collections.abc import Collection
 from dataclasses import dataclass
 
 from sqlalchemy import select
@@ -58,11 +59,12 @@ class RobotTurn:
     think: int | None = None
 
 
-def next_robot_turn(session: Session, skip: set[int] | None = None) -> RobotTurn | None:
-    """The oldest-waiting active game whose player to move is a robot.
-
-    One indexed query over the seat to move, however many games people play against
-    robots while it is their own turn.
+def next_robot_turn(
+    session: Session, skip: set[int] | None = None, only: Collection[int] | None = None
+) -> RobotTurn | None:
+    """The oldest-waiting active game whose player to move is a robot; with ``only``,
+    among those boards (read by their board numbers: the cost of a move does not grow
+    with the number of games).
     """
     query = (
         select(Game)
@@ -71,6 +73,8 @@ def next_robot_turn(session: Session, skip: set[int] | None = None) -> RobotTurn
         .where(Game.status == "active", User.robot.is_not(None), Seat.resigned.is_(False))
         .order_by(Game.turn_started_at, Game.number)
     )
+    if only is not None:
+        query = query.where(Game.number.in_(list(only)))
     if skip:
         query = query.where(Game.number.not_in(skip))
     game = session.scalars(query.limit(1)).first()
@@ -81,7 +85,7 @@ def next_robot_turn(session: Session, skip: set[int] | None = None) -> RobotTurn
     if seat.user.robot is None:  # to_move out of step with the position: never expected
         log.error("robots: board %d says seat %d is to move, the position %d",
                   game.number, game.to_move, board.turn)
-        return next_robot_turn(session, (skip or set()) | {game.number})
+        return next_robot_turn(session, (skip or set()) | {game.number}, only)
     think = GameOptions.from_json(game.options).think
     return RobotTurn(game.number, game.version, seat.seat, seat.user.robot, board, think)
 
@@ -150,14 +154,16 @@ def apply_robot_move(
 
 
 def play_robot_turns(
-    database: Database, settings: Settings, clock: Clock, *, limit: int | None = None
+    database: Database, settings: Settings, clock: Clock, *, limit: int | None = None,
+    only: Collection[int] | None = None,
 ) -> int:
-    """Play every pending robot turn (up to ``limit``); returns the moves played."""
+    """Play every pending robot turn (up to ``limit``; with ``only``, on those boards);
+    returns the moves played."""
     played = 0
     skip: set[int] = set()
     while limit is None or played < limit:
         with database.read() as session:
-            turn = next_robot_turn(session, skip)
+            turn = next_robot_turn(session, skip, only)
         if turn is None:
             return played
         move = choose(turn, budget_of(settings, turn.robot, turn.think))

@@ -56,8 +56,11 @@ class Harness:
     def __post_init__(self) -> None:
         handle, tick = _service_hooks(self.settings, self.database)
         self.tick_hook = tick
+        #: Boards the worker said may wait for a robot, as ``serve`` is told them.
+        self.robot_boards: set[int] = set()
         self.worker = Worker(self.database, self.settings, self.clock, handle,
-                             passwords=password_hook(self.settings))
+                             passwords=password_hook(self.settings),
+                             robot_turns=self.robot_boards.update)
         self.robots = robot_hook(self.settings, self.database, self.clock)
 
     def mail(
@@ -87,17 +90,23 @@ class Harness:
         return self.run()
 
     def run(self) -> list[Sent]:
-        """Process the inbox, then let the robots play their turns, until all is quiet."""
+        """Process the inbox, then let the robots play their turns, until all is quiet.
+
+        As in ``serve``, the robots look only at the boards the worker named (a robot
+        turn it failed to name would hang there, and the robot tests would see it)."""
         while True:
             while self.worker.run_once():
                 pass
-            if not self.robots():
+            boards = set(self.robot_boards)
+            self.robot_boards.clear()
+            if not boards or not self.robots(boards):
                 break
         return self.take_outbox()
 
     def tick(self) -> list[Sent]:
         assert self.tick_hook is not None, "the service layer has no tick"
         self.tick_hook(self.clock.now())
+        self.robots(None)  # as in serve: after a tick the robots look at every game
         return self.run()
 
     def take_outbox(self) -> list[Sent]:

@@ -133,7 +133,7 @@ def test_robots_are_not_reminded_or_forfeited(harness: Harness) -> None:
     _players(harness, "fred")
     with harness.database.write() as session:
         ensure_robot_users(session, harness.clock)
-    harness.robots = lambda: 0  # the robot has not played (its thread is busy, say)
+    harness.robots = lambda boards=None: 0  # the robot has not played (its thread is busy, say)
     harness.mail("fred@example.org", "abalone challenge pebble fred")
     harness.clock.advance(days=30)
     assert harness.tick() == []
