@@ -22,4 +22,4 @@ def test_a_robot_answers_a_move_by_mail_at_once(live_server: LiveServer) -> None
     mailbox.wait_for(FRED, r"^Abalone Board 101 pebble$")
     answer = mailbox.wait_for(FRED, r"^Abalone Board 101 fred$", timeout=25)
     assert time.monotonic() - started < 25
-    assert "2." in answer.get_content()
+    assert "2." in answer.get_body(("plain",)).get_content()
