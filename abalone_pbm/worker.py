@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import email
 import logging
+import re
 from datetime import datetime
 import threading
 from email.message import EmailMessage
@@ -61,6 +62,10 @@ Handle = Callable[[Session, InboxMail, EmailMessage, datetime], None]
 MAX_ATTEMPTS = 3
 
 
+#: Bytes that were not UTF-8, as the parser hands them over (surrogate escapes).
+_ESCAPED_BYTES = re.compile("[\udc80-\udcff]")
+
+
 class _LeanPolicy(EmailPolicy):
     """The modern policy (EmailMessage, get_body, get_content), but a header is handed
     back as the plain text it says: unfolded, encoded words decoded, bytes that are not
@@ -69,7 +74,7 @@ class _LeanPolicy(EmailPolicy):
 
     def header_fetch_parse(self, name: str, value: str) -> Any:
         text = "".join(value.splitlines())
-        if any("\udc80" <= ch <= "\udcff" for ch in text):
+        if not text.isascii() and _ESCAPED_BYTES.search(text):
             text = text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
         if "=?" in text:
             text = decode_encoded_words(text)

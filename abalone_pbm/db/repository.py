@@ -43,6 +43,8 @@ __all__ = [
     "requeue_inbox",
     "enqueue_outbox",
     "enqueue_composed",
+    "enqueue_composed_many",
+    "html_wanted",
     "OutgoingRow",
     "Handoff",
     "HANDOFF",
@@ -377,6 +379,48 @@ def enqueue_composed(
         handoff.rows.append(
             OutgoingRow(row_id, mail.message_id, mail.sender, mail.recipient, mail.raw))
     return row_id
+
+
+def enqueue_composed_many(
+    session: Session, mails: Sequence[ComposedMail], now: datetime,
+    inbox_id: int | None = None,
+) -> list[int]:
+    """``enqueue_composed`` for several mails in one INSERT; their row ids in order."""
+    if len(mails) <= 1:
+        return [enqueue_composed(session, mail, now, inbox_id) for mail in mails]
+    handoff: Handoff | None = session.info.get(HANDOFF)
+    rows = [{
+        "created_at": now,
+        "message_id": mail.message_id,
+        "sender": mail.sender,
+        "recipient": mail.recipient,
+        "raw": mail.raw,
+        "status": "pending",
+        "attempts": 0,
+        "next_attempt_at": handoff.until if handoff else now,
+        "lease_owner": handoff.owner if handoff else None,
+        "inbox_id": inbox_id,
+    } for mail in mails]
+    statement = insert(_OUTBOX).returning(_OUTBOX.c.id, sort_by_parameter_order=True)
+    ids = [int(row_id) for row_id in session.execute(statement, rows).scalars()]
+    if handoff is not None:
+        handoff.rows.extend(
+            OutgoingRow(row_id, mail.message_id, mail.sender, mail.recipient, mail.raw)
+            for row_id, mail in zip(ids, mails))
+    return ids
+
+
+def html_wanted(session: Session, addresses: Iterable[str]) -> dict[str, bool]:
+    """For each address (lower case): False when a user who has it chose text-only
+    mail (``format ... text``), else True (also for an address no user has)."""
+    wanted = {address: True for address in addresses}
+    if wanted:
+        rows = session.execute(
+            select(Address.address).join(User, User.id == Address.user_id)
+            .where(Address.address.in_(list(wanted)), User.mail_format == "text"))
+        for (address,) in rows:
+            wanted[address] = False
+    return wanted
 
 
 def lease_due_outbox(

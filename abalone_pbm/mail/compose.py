@@ -37,6 +37,8 @@ def new_message_id(domain: str) -> str:
 #: getaddresses, it is itself (a test holds the two equal).
 _ATOM = r"[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+"
 _BARE_ADDRESS = re.compile(rf"{_ATOM}(?:\.{_ATOM})*@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*")
+_NAMED_BARE_ADDRESS = re.compile(
+    rf'"[A-Za-z0-9]+(?: [A-Za-z0-9]+)*" <({_ATOM}(?:\.{_ATOM})*@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*)>')
 
 
 def one_address(text: str) -> str:
@@ -47,6 +49,9 @@ def one_address(text: str) -> str:
     """
     if _BARE_ADDRESS.fullmatch(text):
         return text  # what getaddresses would find, without its parser
+    named = _NAMED_BARE_ADDRESS.fullmatch(text)
+    if named:
+        return named.group(1)  # likewise (the server's own '"Abalone" <abalone@…>')
     if "\r" in text or "\n" in text:
         raise ValueError("an address may not contain line breaks")
     found = [addr for _, addr in getaddresses([text]) if addr]
@@ -71,7 +76,8 @@ def _body_text(body: str) -> str:
 
 def _transfer_encoding(text: str) -> str:
     """7bit for plain ASCII (readable diagrams in any mail reader), else quoted-printable."""
-    if text.isascii() and all(len(line) <= MAX_LINE for line in text.split("\n")):
+    if text.isascii() and (len(text) <= MAX_LINE
+                           or max(map(len, text.split("\n"))) <= MAX_LINE):
         return "7bit"
     return "quoted-printable"
 

@@ -18,6 +18,7 @@ from .legend import board_legend
 from .marks import marble_marks, treasure_marks
 from .player_tables import PlayerLine, player_table
 from .summary import describe_options, move_table, score_table
+from .shared import same_board, shared
 from .templating import environment, render_template, template_dirs
 from .text import RULE, and_list, tidy, wrap_text
 from .views import RECENT_ROUNDS, Comment, GameView, RatingChange, Result, Vote, to_move
@@ -27,7 +28,8 @@ __all__ = [
     "Vote", "and_list", "answer_mail", "board_legend", "board_mail", "board_subject",
     "chat_mail", "describe_options", "environment", "error_mail", "game_over_mail",
     "help_mail", "marble_marks", "move_table", "nag_mail", "new_game_mail", "player_table",
-    "preview_mail", "render_board", "render_template", "score_table", "signup_mail",
+    "preview_mail", "render_board", "render_template", "same_board", "score_table",
+    "shared", "signup_mail",
     "syntax_error_mail", "template_dirs", "text_mail", "tidy", "to_move", "treasure_marks",
     "wrap_text",
 ]

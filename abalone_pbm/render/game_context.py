@@ -10,6 +10,7 @@ from ..rules import Board
 from .board_text import render_board
 from .legend import board_legend
 from .marks import marble_marks
+from .shared import shared
 from .summary import describe_options, move_table, score_table
 from .text import RULE, and_list
 from .views import RECENT_ROUNDS, GameView, Result, Vote, is_over, to_move
@@ -107,6 +108,18 @@ def game_context(
     all_moves: bool | None = None,
     rounds: int = RECENT_ROUNDS,
 ) -> dict[str, Any]:
+    """What the board templates show: the same for every recipient (computed once per
+    ``shared.same_board`` block) but for ``recipient`` and their ``role``."""
+    key = ("game_context", id(game), id(board), marks, all_moves, rounds)
+    context = dict(shared(key, lambda: _common_context(game, board, marks, all_moves, rounds)))
+    context["recipient"] = recipient
+    context["role"] = _role(game, board, recipient)
+    return context
+
+
+def _common_context(
+    game: GameView, board: Board, marks: str | None, all_moves: bool | None, rounds: int
+) -> dict[str, Any]:
     symbols = marks or marble_marks(board.players)
     over = is_over(game, board)
     show_all = over if all_moves is None else all_moves
@@ -137,8 +150,6 @@ def game_context(
         "observers": list(game.observers),
         "comment": game.comment if game.comment and game.comment.text.strip() else None,
         "rule": RULE,
-        "recipient": recipient,
-        "role": _role(game, board, recipient),
         "mover": to_move(game, board),
         "next_ply": _next_ply(game, board),
         "example": _example_move(board) if not over else "",

@@ -24,6 +24,7 @@ from . import board_html
 from .board_html import MoveMarks
 from .game_context import game_context
 from .marks import marble_marks
+from .shared import shared
 from .templating import render_template, template_dirs
 from .text import and_list, plural
 from .views import GameView
@@ -114,6 +115,16 @@ def page_context(
 ) -> dict[str, Any]:
     """The text mail's context plus what only the picture needs."""
     context = game_context(game, board, recipient=recipient, marks=None, all_moves=all_moves)
+    key = ("page_context", id(game), id(board), id(marks), context["mover"])
+    context.update(shared(key, lambda: _common_page_context(game, board, marks, context)))
+    context["reply_text"] = render_template("_reply.txt", **context)
+    return context
+
+
+def _common_page_context(
+    game: GameView, board: Board, marks: MoveMarks | None, context: Mapping[str, Any]
+) -> dict[str, Any]:
+    """What the picture adds, the same for every recipient."""
     symbols = marble_marks(board.players)
     names = [
         game.players[s - 1] if s <= len(game.players) else f"player {s}"
@@ -134,26 +145,26 @@ def page_context(
                 "to_move": context["mover"] == name,
             }
         )
-    context.update(
+    return dict(
         picture=Markup(board_html.board_table(board, marks=marks, names=names)),
         legend=legend,
         neutral_colour=board_html.NEUTRAL_COLOUR,
         has_neutral=board.variant is not None and board.marbles(0) != 0,
         last_move=_last_move(game, marks),
-        reply_text=render_template("_reply.txt", **context),
         ring_colour=board_html.RING_COLOUR,
         move_background=board_html.MOVE_BACKGROUND,
         P=P,
         H3=H3,
         PRE=PRE,
     )
-    return context
 
 
 def page(kind: str, subject: str, context: Mapping[str, Any]) -> str:
     """Render the page of ``kind`` (see :data:`KINDS`) as ASCII HTML."""
     html = environment().get_template(KINDS[kind]).render(subject=subject, **context)
-    html = "\n".join(line.rstrip() for line in html.split("\n") if line.strip())
+    # Each line without its trailing blanks, and no blank line (str.rstrip leaves a
+    # line empty exactly when it held only blanks).
+    html = "\n".join(filter(None, map(str.rstrip, html.split("\n"))))
     return html.encode("ascii", "xmlcharrefreplace").decode("ascii") + "\n"
 
 

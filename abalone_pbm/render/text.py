@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import textwrap
+from functools import lru_cache
 from typing import Sequence
 
 #: The widest line of a table (the move table); prose is wrapped to 72 columns.
@@ -26,9 +27,11 @@ def tidy(text: str) -> str:
     return "\n".join(out) + "\n"
 
 
+@lru_cache(maxsize=512)
 def wrap_text(text: str, width: int = 72, indent: str = "") -> str:
     """Fill each paragraph (blocks separated by blank lines) to ``width``; blocks with an
-    indented line (examples, tables) are kept as they are."""
+    indented line (examples, tables) are kept as they are.  (Kept for the paragraphs
+    every board mail repeats: filling them again cost more than the rest of a mail.)"""
     blocks = re.split(r"\n[ \t]*\n", text.strip("\n"))
     out = []
     for block in blocks:

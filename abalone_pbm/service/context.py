@@ -139,7 +139,6 @@ class MailContext:
         one mail.
         """
         self.write_kept()
-        count = 0
         answering = self.message_id
         references = [*self.references, answering] if answering else list(self.references)
         sender = rates.normalise_address(self.sender)
@@ -150,6 +149,9 @@ class MailContext:
         others = [m for m in self.outgoing if id(m) not in answers and not m.confirmation]
         consented = rates.confirmed_among(self.session, (m.to for m in others))
         admitted: dict[str, int] = {}
+        # Who wants HTML, for every address with a picture to send, in one read.
+        self._learn_formats([m.to for m in self.outgoing if m.html])
+        composed: list[ComposedMail] = []
         for mail in self.outgoing:
             if id(mail) in answers:
                 target = rates.normalise_address(mail.to)
@@ -161,11 +163,16 @@ class MailContext:
             elif not mail.confirmation and mail.to.lower() not in consented:
                 log.warning("mail to %s not sent: not a confirmed address", mail.to)
                 continue
-            composed = self._compose(mail, answering, references)
-            repository.enqueue_composed(self.session, composed, self.now, inbox_id=self.inbox_id)
-            count += 1
+            composed.append(self._compose(mail, answering, references))
+        repository.enqueue_composed_many(self.session, composed, self.now,
+                                         inbox_id=self.inbox_id)
         self.outgoing.clear()
-        return count
+        return len(composed)
+
+    def _learn_formats(self, addresses: Iterable[str]) -> None:
+        keys = {a.strip().lower() for a in addresses} - self._html_wanted.keys()
+        if keys:
+            self._html_wanted.update(repository.html_wanted(self.session, keys))
 
     def _bound_answers(self, sender: str, envelope: str) -> None:
         """At most ``answers_per_mail`` answers to the sender (``answer_allowance`` when

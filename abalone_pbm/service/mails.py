@@ -159,7 +159,10 @@ def board_page(
     **extra: Any,
 ) -> str:
     """The HTML part of a mail that shows a board (DESIGN §2.7)."""
-    marks = last_move_marks(game, board) if view.ply is None or board.move_stack else None
+    marks = None
+    if view.ply is None or board.move_stack:
+        marks = render.shared(("last_move_marks", id(game), id(board)),
+                              lambda: last_move_marks(game, board))
     return html_pages.game_page(
         kind, subject, view, board, recipient=recipient, marks=marks, **extra
     )
@@ -194,6 +197,20 @@ def player_mails(
     """Send one mail per address of every player (with their reply address) and
     observer, made by ``make``; returns the addresses written to.  ``watchers``: the
     game's ``observers_of`` when the caller has read them already."""
+    with render.same_board():
+        return _player_mails(ctx, game, board, view, make, observers, results, watchers)
+
+
+def _player_mails(
+    ctx: MailContext,
+    game: Game,
+    board: Board,
+    view: render.GameView,
+    make: BoardMail,
+    observers: bool,
+    results: bool,
+    watchers: Sequence[tuple[User, bool]] | None,
+) -> set[str]:
     kind = page_kind(make, view, board)
     sent: set[str] = set()
     for seat in game.seats:

@@ -137,3 +137,36 @@ def test_replies_sent_today(database: Database) -> None:
         assert repository.replies_sent_today(session, "fred@example.org", later) == 1
         much_later = NOW + timedelta(hours=24, minutes=1)
         assert repository.replies_sent_today(session, "fred@example.org", much_later) == 0
+
+
+def test_several_composed_mails_go_in_in_order_and_to_the_handoff(database: Database) -> None:
+    from abalone_pbm.mail.compose import ComposedMail
+
+    mails = [ComposedMail(f"<many{n}@localhost>", "abalone@localhost", f"p{n}@example.org",
+                          f"raw {n}".encode()) for n in range(5)]
+    handoff = repository.Handoff("me", NOW + timedelta(minutes=5), [])
+    with database.write() as session:
+        session.info[repository.HANDOFF] = handoff
+        ids = repository.enqueue_composed_many(session, mails, NOW, inbox_id=None)
+    assert ids == sorted(ids) and len(set(ids)) == 5
+    assert [(r.id, r.message_id, r.recipient, r.raw) for r in handoff.rows] == [
+        (i, m.message_id, m.recipient, m.raw) for i, m in zip(ids, mails)]
+    with database.read() as session:
+        rows = {r.id: r for r in session.query(OutboxMail)}
+        for row_id, mail in zip(ids, mails):
+            assert rows[row_id].message_id == mail.message_id
+            assert rows[row_id].lease_owner == "me" and rows[row_id].status == "pending"
+
+
+def test_html_wanted_is_false_when_any_user_of_the_address_chose_text(
+        database: Database) -> None:
+    with database.write() as session:
+        fred = repository.add_user(session, "fred", "x", ["fred@example.org"], NOW)
+        repository.add_user(session, "barney", "x", ["fred@example.org", "b@example.org"],
+                            NOW)
+        assert repository.html_wanted(session, {"fred@example.org", "b@example.org",
+                                                "nobody@example.org"}) == {
+            "fred@example.org": True, "b@example.org": True, "nobody@example.org": True}
+        fred.mail_format = "text"
+        assert repository.html_wanted(session, {"fred@example.org", "b@example.org"}) == {
+            "fred@example.org": False, "b@example.org": True}

@@ -174,7 +174,8 @@ def test_a_board_mail_with_html_is_multipart_alternative_text_first():
     assert parsed["X-Loop"] and parsed["Message-ID"] and parsed["Auto-Submitted"]
 
 
-_ADDRESS_CHARS = st.sampled_from(list("abcXYZ019.+-_=!#'@") + ["..", "@@", " ", "<", ">"])
+_ADDRESS_CHARS = st.sampled_from(list("abcXYZ019.+-_=!#'@") + ["..", "@@", " ", "<", ">",
+                                                                 '"', '"Abalone" <'])
 
 
 @settings(max_examples=400, deadline=None)
@@ -195,3 +196,11 @@ def test_bare_address_shortcut_finds_what_getaddresses_finds(text):
                                   "o'neil=x@ex-ample.org"])
 def test_bare_addresses_are_themselves(text):
     assert one_address(text) == text
+
+
+@pytest.mark.parametrize("text", ['"Abalone" <abalone@localhost>',
+                                  '"Abalone Server 2" <a.b+c@x-y.example.org>'])
+def test_a_plainly_named_address_is_its_address(text):
+    from email.utils import getaddresses
+
+    assert one_address(text) == getaddresses([text])[0][1] == text.split("<")[1][:-1]
