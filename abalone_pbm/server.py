@@ -38,7 +38,7 @@ from .mail.intake import make_store
 from .mail.listener import IntakeController, make_accepts, start_listener, stop_listener
 from .mail.policy import PolicyServer, start_policy_server
 from .mail.sender import Sender
-from .worker import Handle, PasswordHook, Worker
+from .worker import GROUP_MOST, Handle, PasswordHook, Worker
 
 if TYPE_CHECKING:  # pragma: no cover
     from .db.session import Database
@@ -153,6 +153,7 @@ class Server:
         self.worker = Worker(
             self.database, self.settings, self.clock, self.handle,
             handoff=self.sender, passwords=self.passwords, robot_turns=self._robot_turns,
+            group_most=GROUP_MOST,
         )
         self.listener: IntakeController | None = None
         self.policy: PolicyServer | None = None

@@ -1,0 +1,117 @@
+"""The worker's groups (``serve``): the mails waiting are processed in one transaction,
+each in a savepoint; one that fails or needs an argon2 check is left for the next group,
+which starts with it."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+from mail_helpers import OURS, Echo, person_mail
+from sqlalchemy import event, select
+
+from abalone_pbm.db.models import InboxMail, OutboxMail
+from abalone_pbm.db.repository import OutgoingRow
+from abalone_pbm.mail.intake import store_mail
+from abalone_pbm.worker import Worker
+
+
+def _rows(database, model) -> list[SimpleNamespace]:
+    columns = [column.key for column in model.__table__.columns]
+    with database.read() as session:
+        rows = session.scalars(select(model).order_by(model.id))
+        return [SimpleNamespace(**{c: getattr(row, c) for c in columns}) for row in rows]
+
+
+def _store_all(database, clock, numbers) -> list[int]:
+    return [store_mail(database, person_mail(n), "fred@example.net", [OURS], clock)[0]
+            for n in numbers]
+
+
+class _Handoff:
+    def __init__(self, clock) -> None:  # type: ignore[no-untyped-def]
+        self.clock = clock
+        self.batches: list[list[OutgoingRow]] = []
+
+    def handoff_lease(self):  # type: ignore[no-untyped-def]
+        return "me", self.clock.now()
+
+    def hand_over(self, rows: list[OutgoingRow]) -> None:
+        self.batches.append(list(rows))
+
+
+def test_waiting_mails_commit_together_with_their_replies(database, make_settings, clock):
+    ids = _store_all(database, clock, range(1, 7))
+    handoff = _Handoff(clock)
+    worker = Worker(database, make_settings(), clock, Echo(), handoff=handoff, group_most=4,
+                    group_seconds=30)
+    commits: list[int] = []
+    event.listen(database.engine, "commit", lambda _connection: commits.append(1))
+    assert worker.run_group() == 4
+    assert worker.run_group() == 2
+    assert len(commits) == 2
+    assert worker.run_group() == 0
+    assert [m.status for m in _rows(database, InboxMail)] == ["done"] * 6
+    outbox = _rows(database, OutboxMail)
+    assert [row.inbox_id for row in outbox] == ids
+    # Every reply goes to the sender with the commit of its group, none before.
+    assert [[row.id for row in batch] for batch in handoff.batches] == [
+        [row.id for row in outbox[:4]], [row.id for row in outbox[4:]]]
+
+
+def test_run_once_takes_one_mail(database, make_settings, clock):
+    _store_all(database, clock, range(1, 4))
+    worker = Worker(database, make_settings(), clock, Echo(), group_most=16, group_seconds=30)
+    assert worker.run_pending() == 3
+
+
+def test_a_failing_mail_leaves_the_group_and_fails_alone(database, make_settings, clock):
+    ids = _store_all(database, clock, range(1, 6))
+    echo = Echo()
+    bad = ids[2]
+
+    def handle(session, mail, message, now):  # type: ignore[no-untyped-def]
+        echo(session, mail, message, now)
+        if mail.id == bad:
+            raise RuntimeError("this one breaks")
+
+    worker = Worker(database, make_settings(), clock, handle, group_most=16, group_seconds=30)
+    assert worker.run_group() == 2  # the two before it
+    inbox = {m.id: m for m in _rows(database, InboxMail)}
+    assert [inbox[i].status for i in ids] == ["done", "done", "new", "new", "new"]
+    assert inbox[bad].attempts == 0  # not counted: it was not tried alone yet
+    assert worker.run_group() == 1  # alone, and counted
+    inbox = {m.id: m for m in _rows(database, InboxMail)}
+    assert inbox[bad].status == "new" and inbox[bad].attempts == 1
+    assert "this one breaks" in (inbox[bad].last_error or "")
+    assert worker.run_group() == 1  # a group again starts with it: it fails alone
+    worker.run_pending()
+    inbox = {m.id: m for m in _rows(database, InboxMail)}
+    assert inbox[bad].status == "parked"
+    assert [inbox[i].status for i in ids if i != bad] == ["done"] * 4
+    # No reply of the failing mail was kept; each other mail has its one reply.
+    assert sorted(r.inbox_id for r in _rows(database, OutboxMail)) == \
+        [i for i in ids if i != bad]
+
+
+def test_a_mail_that_needs_a_password_check_ends_the_group(database, make_settings, clock):
+    ids = _store_all(database, clock, range(1, 5))
+    checked: list[list[tuple[str, str]]] = []
+
+    class Passwords:
+        def wanted(self, session, mail, message):  # type: ignore[no-untyped-def]
+            return [("hash", "secret")] if mail.id == ids[2] else []
+
+        def check(self, pairs):  # type: ignore[no-untyped-def]
+            checked.append(list(pairs))
+            return {pair: True for pair in pairs}
+
+        def known(self, answers):  # type: ignore[no-untyped-def]
+            from contextlib import nullcontext
+            return nullcontext()
+
+    worker = Worker(database, make_settings(), clock, Echo(), passwords=Passwords(),
+                    group_most=16)
+    assert worker.run_group() == 2 and checked == []
+    # The next group starts with it: checked outside the transaction, then processed.
+    assert worker.run_group() == 2 and checked == [[("hash", "secret")]]
+    assert [m.status for m in _rows(database, InboxMail)] == ["done"] * 4
