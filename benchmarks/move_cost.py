@@ -238,7 +238,7 @@ def row(label: str, timings: list[Timing], extra: str = "") -> str:
 
 
 #: Games of (a) set up by mail; more are copied in bulk (``bulk_fill``).
-BY_MAIL_AT_MOST = 1000
+BY_MAIL_AT_MOST = 200
 
 
 def bulk_fill(bench: Bench, count: int, robot_share: int) -> None:
@@ -326,7 +326,7 @@ def by_games(make_db, stages: list[int], samples: int, via: str,  # type: ignore
         filler = max(0, games - PROBE_GAMES)
         by_mail = filler if filler <= BY_MAIL_AT_MOST else BY_MAIL_AT_MOST
         if filler > by_mail:
-            # Past a thousand games the rest are copies of the games played by mail,
+            # Past two hundred games the rest are copies of the games played by mail,
             # written straight into the tables (with their mails), or the set-up of
             # 100,000 games would take hours.
             bulk_fill(bench, filler - by_mail, robot_share)

@@ -316,6 +316,8 @@ class OutboxMail(Base):
         Index("ix_outbox_status_next", "status", "next_attempt_at"),
         # The daily reply cap counts one address's mails of the last 24 hours.
         Index("ix_outbox_recipient_created", "recipient", "created_at"),
+        # The answers of one mail (rate limits), read after each mail is processed.
+        Index("ix_outbox_inbox_id", "inbox_id"),
     )
 
 
