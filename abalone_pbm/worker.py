@@ -232,21 +232,28 @@ class Worker:
                 outcomes.append((mail.id, self._process(session, mail, answers, may_leave)))
                 while len(outcomes) < most and time.monotonic() - started < self.group_seconds:
                     grouped = True
+                    # Rows a rolled-back mail wrote must not reach the sender.
+                    handed = len(handoff.rows) if handoff is not None else 0
                     savepoint = session.begin_nested()
                     try:
                         mail = claim_next_inbox(session, exclude=self.set_aside)
                         if mail is None:
                             savepoint.rollback()
                             break
+                        handed = len(handoff.rows) if handoff is not None else 0
                         outcome = self._process(session, mail, {}, may_leave=True)
                         savepoint.commit()
                     except _CheckFirst:
                         savepoint.rollback()  # its passwords are checked when it is first
+                        if handoff is not None:
+                            del handoff.rows[handed:]
                         break
                     except Exception as error:
                         log.info("inbox %s: left for the next group, alone: %s", mail.id,
                                  error_summary(error, limit=300).strip().splitlines()[-1])
                         savepoint.rollback()  # tried again, alone, as the next group's first
+                        if handoff is not None:
+                            del handoff.rows[handed:]
                         self._alone_next = True
                         break
                     outcomes.append((mail.id, outcome))

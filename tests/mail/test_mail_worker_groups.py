@@ -115,3 +115,22 @@ def test_a_mail_that_needs_a_password_check_ends_the_group(database, make_settin
     # The next group starts with it: checked outside the transaction, then processed.
     assert worker.run_group() == 2 and checked == [[("hash", "secret")]]
     assert [m.status for m in _rows(database, InboxMail)] == ["done"] * 4
+
+
+def test_the_replies_of_a_mail_left_out_never_reach_the_sender(database, make_settings, clock):
+    ids = _store_all(database, clock, range(1, 5))
+    echo = Echo()
+
+    def handle(session, mail, message, now):  # type: ignore[no-untyped-def]
+        echo(session, mail, message, now)  # its reply is written, then it fails
+        if mail.id == ids[2]:
+            raise RuntimeError("this one breaks after answering")
+
+    handoff = _Handoff(clock)
+    worker = Worker(database, make_settings(), clock, handle, handoff=handoff,
+                    group_most=16, group_seconds=30)
+    assert worker.run_group() == 2
+    outbox = _rows(database, OutboxMail)
+    assert [row.inbox_id for row in outbox] == ids[:2]
+    assert [[row.id for row in batch] for batch in handoff.batches] == [
+        [row.id for row in outbox]]
