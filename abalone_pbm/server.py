@@ -153,7 +153,10 @@ class Server:
         self.worker = Worker(
             self.database, self.settings, self.clock, self.handle,
             handoff=self.sender, passwords=self.passwords, robot_turns=self._robot_turns,
-            group_most=GROUP_MOST,
+            # Groups on SQLite, whose one writer at a time pays a synced commit each;
+            # on PostgreSQL several processes lock games in any order, and a group
+            # holding some while waiting for others could deadlock with another's.
+            group_most=GROUP_MOST if self.database.is_sqlite else 1,
         )
         self.listener: IntakeController | None = None
         self.policy: PolicyServer | None = None

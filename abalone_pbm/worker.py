@@ -16,7 +16,7 @@ told so in one short answer. The record of a failure never holds the failing val
 line with the mail id, and a mail whose failure cannot even be recorded is set aside
 for this process's life: no single mail can stop the worker.
 
-``serve`` takes the mails that wait in groups (``run_group``): several mails in one
+``serve`` on SQLite takes the mails that wait in groups (``run_group``): several mails in one
 transaction, each in a savepoint of its own, committed together with all their replies,
 so that one synced commit serves them all; a mail that fails or needs an argon2 check
 leaves the group and is taken first, alone, by the next one.
