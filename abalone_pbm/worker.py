@@ -234,14 +234,14 @@ class Worker:
                     grouped = True
                     # Rows a rolled-back mail wrote must not reach the sender.
                     handed = len(handoff.rows) if handoff is not None else 0
+                    follower: InboxMail | None = None
                     savepoint = session.begin_nested()
                     try:
-                        mail = claim_next_inbox(session, exclude=self.set_aside)
-                        if mail is None:
+                        follower = claim_next_inbox(session, exclude=self.set_aside)
+                        if follower is None:
                             savepoint.rollback()
                             break
-                        handed = len(handoff.rows) if handoff is not None else 0
-                        outcome = self._process(session, mail, {}, may_leave=True)
+                        outcome = self._process(session, follower, {}, may_leave=True)
                         savepoint.commit()
                     except _CheckFirst:
                         savepoint.rollback()  # its passwords are checked when it is first
@@ -249,14 +249,16 @@ class Worker:
                             del handoff.rows[handed:]
                         break
                     except Exception as error:
-                        log.info("inbox %s: left for the next group, alone: %s", mail.id,
+                        log.info("inbox %s: left for the next group, alone: %s",
+                                 follower.id if follower is not None else "?",
                                  error_summary(error, limit=300).strip().splitlines()[-1])
                         savepoint.rollback()  # tried again, alone, as the next group's first
                         if handoff is not None:
                             del handoff.rows[handed:]
                         self._alone_next = True
                         break
-                    outcomes.append((mail.id, outcome))
+                    assert follower is not None
+                    outcomes.append((follower.id, outcome))
                 robot_boards = session.info.get(ROBOT_TURNS, robot_boards)
         except _CheckFirst:
             raise
