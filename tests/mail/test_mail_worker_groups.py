@@ -82,7 +82,7 @@ def test_a_failing_mail_leaves_the_group_and_fails_alone(database, make_settings
     assert worker.run_group() == 1  # alone, and counted
     inbox = {m.id: m for m in _rows(database, InboxMail)}
     assert inbox[bad].status == "new" and inbox[bad].attempts == 1
-    assert "this one breaks" in (inbox[bad].last_error or "")
+    assert "RuntimeError" in (inbox[bad].last_error or "")  # its type, never its value
     assert worker.run_group() == 1  # a group again starts with it: it fails alone
     worker.run_pending()
     inbox = {m.id: m for m in _rows(database, InboxMail)}
