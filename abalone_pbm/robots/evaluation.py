@@ -23,7 +23,9 @@ from __future__ import annotations
 from typing import Final
 
 from abalone_pbm.rules import Board
-from abalone_pbm.rules.geometry import BOARD_MASK, CELLS, CENTRE, DIAGONAL_OF, OFFSETS, ROW_OF
+from abalone_pbm.rules.geometry import BOARD_MASK, CELLS, OFFSETS
+
+from .features import hex_distance, threatened
 
 #: The value of a won game (a lost one is ``-WIN``); search adjusts it by the distance.
 WIN: Final = 1_000_000
@@ -42,13 +44,6 @@ LOST_WEIGHT: Final = 300
 OTHERS_WEIGHT: Final = 1000
 #: Multi-player: a threat against the side when it is to move itself.
 MULTI_DANGER_ON_MOVE: Final = 600
-
-
-def hex_distance(cell: int, other: int = CENTRE) -> int:
-    """Number of steps between two cells (by default to the centre e5)."""
-    dr = ROW_OF[cell] - ROW_OF[other]
-    dd = DIAGONAL_OF[cell] - DIAGONAL_OF[other]
-    return max(abs(dr), abs(dd), abs(dr - dd))
 
 
 def _rings() -> tuple[int, ...]:
@@ -75,7 +70,6 @@ def _edge_out() -> tuple[int, ...]:
 EDGE_OUT: Final = _edge_out()
 #: Offsets of the three axes (right, down-right, down-left), for counting adjacent pairs.
 AXIS_OFFSETS: Final = (OFFSETS[0], OFFSETS[1], OFFSETS[2])
-_DIRS: Final = tuple((OFFSETS[d], EDGE_OUT[d]) for d in range(6))
 
 
 def centre_sum(bits: int) -> int:
@@ -95,41 +89,6 @@ def cohesion(bits: int) -> int:
         + (bits & (bits >> 12)).bit_count()
         + (bits & (bits >> 11)).bit_count()
     )
-
-
-def threatened(pusher: int, enemy: int, victims: int) -> int:
-    """The marbles of ``victims`` that a line of ``pusher`` marbles can push off now.
-
-    ``enemy`` is every marble the pusher may push (``victims`` is part of it).  A
-    line of two or three pushes one marble standing on the edge, or three push two
-    whose front one stands on the edge.  Exact for two players; in multi-player
-    games the pushed pair may mix colours, which this also counts correctly.
-    """
-    out = 0
-    for o, edge in _DIRS:
-        target = edge & victims
-        if not target:
-            continue
-        if o > 0:
-            g2 = pusher & (pusher << o)
-            if not g2:
-                continue
-            f2 = g2 << o
-            out |= f2 & target
-            g3 = g2 & f2
-            if g3:
-                out |= (((g3 << o) & enemy) << o) & target
-        else:
-            p = -o
-            g2 = pusher & (pusher >> p)
-            if not g2:
-                continue
-            f2 = g2 >> p
-            out |= f2 & target
-            g3 = g2 & f2
-            if g3:
-                out |= (((g3 >> p) & enemy) >> p) & target
-    return out
 
 
 def positional(bits: int) -> int:

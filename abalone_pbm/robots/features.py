@@ -78,12 +78,14 @@ _OUT: Final = tuple(
 _AXES: Final = (OFFSETS[0], OFFSETS[1], OFFSETS[2])
 
 
-def threatened_marbles(pusher: int, enemy: int) -> int:
-    """The marbles of ``enemy`` that ``pusher`` could push off with one move (a mask)."""
+def threatened(pusher: int, enemy: int, victims: int) -> int:
+    """The marbles of ``victims`` that a line of ``pusher`` marbles can push off now.
+
+    ``enemy`` is every marble the pusher may push (``victims`` is part of it): a line
+    of two or three pushes one marble standing on the edge, or three push two whose
+    front one stands on the edge.
+    """
     out = 0
-    victims = enemy & EDGE
-    if not victims:
-        return 0
     for o, edge in _OUT:
         target = edge & victims
         if not target:
@@ -108,6 +110,12 @@ def threatened_marbles(pusher: int, enemy: int) -> int:
             if g3:
                 out |= (((g3 >> p) & enemy) >> p) & target
     return out
+
+
+def threatened_marbles(pusher: int, enemy: int) -> int:
+    """The marbles of ``enemy`` that ``pusher`` could push off with one move (a mask)."""
+    victims = enemy & EDGE
+    return threatened(pusher, enemy, victims) if victims else 0
 
 
 def _exposed(mine: int, other: int) -> int:
