@@ -45,6 +45,14 @@ class ArgumentReader:
         self.pos += 1
         return word
 
+    def either(self, first: str, second: str) -> bool:
+        """The next word, which must be ``first`` or ``second`` (any case): True for
+        ``first``."""
+        word = self.take(f'"{first}" or "{second}"')
+        if word.lower() not in (first, second):
+            raise self.fail(f'"{word}" is neither "{first}" nor "{second}"')
+        return word.lower() == first
+
     def userid(self, what: str = "a userid") -> str:
         word = self.take(what)
         problem = userid_problem(word)

@@ -198,31 +198,25 @@ def _all_show(args: ArgumentReader, body: str) -> Command:
 def _vacation(args: ArgumentReader, body: str) -> Command:
     userid = args.userid()
     password = args.password()
-    word = args.take('"on" or "off"')
-    if word.lower() not in ("on", "off"):
-        raise args.fail(f'"{word}" is neither "on" nor "off"')
+    chosen = args.either("on", "off")
     args.done()
-    return Vacation(userid, password, word.lower() == "on")
+    return Vacation(userid, password, chosen)
 
 
 def _format(args: ArgumentReader, body: str) -> Command:
     userid = args.userid()
     password = args.password()
-    word = args.take('"text" or "html"')
-    if word.lower() not in ("text", "html"):
-        raise args.fail(f'"{word}" is neither "text" nor "html"')
+    html = not args.either("text", "html")
     args.done()
-    return Format(userid, password, word.lower() == "html")
+    return Format(userid, password, html)
 
 
 def _digest(args: ArgumentReader, body: str) -> Command:
     userid = args.userid()
     password = args.password()
-    word = args.take('"on" or "off"')
-    if word.lower() not in ("on", "off"):
-        raise args.fail(f'"{word}" is neither "on" nor "off"')
+    chosen = args.either("on", "off")
     args.done()
-    return Digest(userid, password, word.lower() == "on")
+    return Digest(userid, password, chosen)
 
 
 def _password_reset(args: ArgumentReader, body: str) -> Command:
