@@ -78,6 +78,9 @@ class MailContext:
     kept_mail: list[Outgoing] = field(default_factory=list)
     #: Answers this mail may have when more than ``answers_per_mail`` (a multiple).
     answer_allowance: int = 0
+    #: Robot searches (analyses) this mail has run: one a mail, so that a ``multiple``
+    #: cannot hold the worker for many searches in a row.
+    searches: int = 0
 
     def keep(self, scope: str, subject: str) -> None:
         """Count one rate-limit event that stays counted even when the command fails."""

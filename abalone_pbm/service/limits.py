@@ -133,6 +133,9 @@ def check_challenged(ctx: MailContext, players: Iterable[User], challenger: str 
 def check_analysis_allowed(ctx: MailContext) -> None:
     """A sender asks for at most ``analyses_per_sender_daily`` analyses a day: each one
     holds the worker for a search, so a flood of them would delay everyone's mail."""
+    if ctx.searches:
+        raise CommandError("One mail may ask for one analysis; send the others in mails "
+                           "of their own")
     cap = ctx.settings.analyses_per_sender_daily
     sender = _sender(ctx)
     if cap and rates.count(ctx.session, rates.ANALYSIS, sender, ctx.now - rates.DAY) >= cap:
@@ -140,6 +143,7 @@ def check_analysis_allowed(ctx: MailContext) -> None:
             f"A sender may ask for at most {cap} analyses a day; please try again tomorrow"
         )
     rates.record(ctx.session, rates.ANALYSIS, sender, ctx.now)
+    ctx.searches += 1
 
 
 # ------------------------------------------------------------------ passwords

@@ -116,3 +116,18 @@ def test_analyses_are_limited_per_sender(migrated_db_url: str, tmp_path) -> None
         assert [s.subject for s in sent] == ["Abalone Board 101 analysis"]
     finally:
         harness.database.dispose()
+
+
+def test_one_mail_runs_one_analysis(harness: Harness) -> None:
+    """A multiple of analyses would hold the worker for a search per line: the first
+    line is analysed, the others are refused in the summary."""
+    harness.signup("fred", "pw")
+    harness.signup("wilma", "pw")
+    harness.challenge("fred", "wilma")
+    _play(harness, 101, {1: "fred", 2: "wilma"}, 2)
+    harness.mail("fred@example.org", "abalone resign 101 fred pw")
+    lines = "\n".join(["abalone analyze 101#1", "abalone analyze 101#2", "abalone analyze 101#0"])
+    sent = harness.mail("barney@example.org", "multiple", lines)
+    bodies = "\n".join(s.body for s in sent)
+    assert bodies.count("Analysis of Abalone board 101") == 1, bodies
+    assert bodies.count("One mail may ask for one analysis") == 2, bodies
