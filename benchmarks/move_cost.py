@@ -60,7 +60,7 @@ from _common import (  # noqa: E402
 
 from sqlalchemy import func, select  # noqa: E402
 
-from abalone_pbm.db import repository  # noqa: E402
+from abalone_pbm.mail import intake  # noqa: E402
 from abalone_pbm.db.models import Game, InboxMail, MoveRecord, OutboxMail  # noqa: E402
 from abalone_pbm.rules import Board  # noqa: E402
 from tests.service.harness import Harness, make_harness  # noqa: E402
@@ -185,7 +185,7 @@ class Bench:
             profiler.enable()
         t0 = time.perf_counter()
         with h.database.write() as session:
-            repository.store_inbox(session, raw, mover.address, [to], h.clock.now())
+            intake.store_inbox(session, raw, mover.address, [to], h.clock.now())
         t1 = time.perf_counter()
         processed = 0
         while h.worker.run_once():

@@ -17,6 +17,7 @@ from sqlalchemy import select
 from abalone_pbm.clock import ManualClock
 from abalone_pbm.config import Settings
 from abalone_pbm.db import repository
+from abalone_pbm.mail import intake
 from abalone_pbm.db.models import InboxMail, OutboxMail, Seat, User
 from abalone_pbm.db.session import Database
 from abalone_pbm.rules import Board
@@ -108,7 +109,7 @@ def site(sqlite_url: str, tmp_path: Path) -> Iterator[Harness]:
     with database.write() as session:
         raw = (b"From: fred@example.org\r\nTo: abalone@example.org\r\nMessage-ID: <p1@x>\r\n"
                b"Subject: abalone move 101 fred fred-pw c3-c5,d4\r\n\r\n\r\n")
-        mail, _ = repository.store_inbox(session, raw, "fred@example.org",
+        mail, _ = intake.store_inbox(session, raw, "fred@example.org",
                                          [ADDRESS], h.clock.now())
         assert mail is not None
         repository.mark_inbox(session, mail, "parked", now=h.clock.now(),

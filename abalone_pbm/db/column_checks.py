@@ -16,7 +16,7 @@ from typing import Any
 from sqlalchemy import Integer, String, event
 from sqlalchemy.orm import Mapper
 
-from ..mail.validation import INTEGER_MAX, INTEGER_MIN, ValueFreeError
+from ..values import INTEGER_MAX, INTEGER_MIN, ValueFreeError
 
 __all__ = ["ColumnValueError", "column_value_problem", "check_row", "install"]
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import email.policy
 from collections import Counter
-from typing import TYPE_CHECKING
+from typing import Protocol
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
@@ -22,12 +22,23 @@ from sqlalchemy import Engine, Select, and_, func, insert, or_, select, text, up
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, joinedload
 
-from ..mail.idempotency import clean_message_id, inbox_key
-from ..mail.validation import one_line
 from .models import Address, Game, InboxMail, MailSender, OutboxMail, Seat, User
 
-if TYPE_CHECKING:  # pragma: no cover
-    from ..mail.compose import ComposedMail
+
+
+class ComposedMail(Protocol):
+    """What the outbox stores of a mail ready to go (``mail.compose`` makes them): the
+    bytes as sent and the envelope. A protocol, so the database layer needs nothing
+    from the mail layer above it."""
+
+    @property
+    def message_id(self) -> str: ...
+    @property
+    def sender(self) -> str: ...
+    @property
+    def recipient(self) -> str: ...
+    @property
+    def raw(self) -> bytes: ...
 
 __all__ = [
     "INBOX_STATUSES",
@@ -106,63 +117,6 @@ def _skip_locked(session: Session, query: Select) -> Select:  # type: ignore[typ
 
 
 # -- inbox ----------------------------------------------------------------------------
-
-
-def dedup_key(raw: bytes, envelope_from: str = "", envelope_to: Sequence[str] = ()) -> str:
-    """The inbox key of one delivery: envelope sender + Message-ID, else the bytes of
-    a traced delivery, else unique (see ``mail.idempotency``)."""
-    return inbox_key(raw, envelope_from, envelope_to)
-
-
-def store_inbox(
-    session: Session,
-    raw: bytes,
-    envelope_from: str,
-    envelope_to: list[str],
-    now: datetime,
-) -> tuple[InboxMail | None, bool]:
-    """Store an accepted mail; ``(row, True)``, or ``(earlier row, False)`` if seen before.
-
-    A redelivery (same envelope sender and Message-ID, or the same bytes of a traced
-    delivery when there is none; see ``mail.idempotency``) is not stored again, and the surrounding transaction stays usable (``ON CONFLICT DO NOTHING``).
-    The earlier row can be None when another transaction stores it at this moment.
-    """
-    key = dedup_key(raw, envelope_from, envelope_to)
-    values = {
-        "received_at": now,
-        "dedup_key": key,
-        "message_id": clean_message_id(raw),
-        # Clean text that fits (an unusable sender is refused later, with a reason).
-        "envelope_from": one_line(envelope_from, limit=320),
-        "envelope_to": ",".join(one_line(address) for address in envelope_to),
-        "raw": raw,
-        "status": "new",
-        "attempts": 0,
-    }
-    dialect = session.get_bind().dialect.name
-    stored: InboxMail | None
-    if dialect in ("postgresql", "sqlite"):
-        from sqlalchemy.dialects import postgresql, sqlite
-
-        insert = postgresql.insert if dialect == "postgresql" else sqlite.insert
-        statement = (
-            insert(InboxMail)
-            .values(**values)
-            .on_conflict_do_nothing(index_elements=["dedup_key"])
-            .returning(InboxMail)
-        )
-        stored = session.scalars(statement).first()
-    else:
-        try:
-            with session.begin_nested():
-                stored = InboxMail(**values)
-                session.add(stored)
-        except IntegrityError:
-            stored = None
-    if stored is not None:
-        return stored, True
-    existing = session.scalars(select(InboxMail).where(InboxMail.dedup_key == key)).first()
-    return existing, False
 
 
 #: How many waiting mails the worker looks at to choose the next one fairly.

@@ -80,7 +80,7 @@ def _utf8(text: str) -> bytes:
     return text.encode("utf-8", "surrogatepass")
 
 
-def inbox_key(raw: bytes, envelope_from: str, envelope_to: Sequence[str]) -> str:
+def inbox_key(raw: bytes, envelope_from: str = "", envelope_to: Sequence[str] = ()) -> str:
     """The inbox's deduplication key of one delivery (see the module text)."""
     headers = _raw_headers(raw)
     sender = _utf8(envelope_identity(envelope_from))

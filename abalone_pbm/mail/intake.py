@@ -12,21 +12,88 @@ import logging
 import re
 import threading
 from dataclasses import dataclass
+from datetime import datetime
 from email.parser import BytesHeaderParser
 from email.policy import default as default_policy
 from email.utils import getaddresses
 from typing import TYPE_CHECKING, Callable
 
+from sqlalchemy import select
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session
+
 from ..clock import Clock
+from ..db.models import InboxMail
+from .idempotency import clean_message_id, inbox_key
+from .validation import one_line
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..db.session import Database
 
-__all__ = ["store_mail", "make_store", "GroupStore", "split_from_line", "envelope_sender_from_headers"]
+__all__ = [
+    "store_inbox",
+    "store_mail",
+    "make_store",
+    "GroupStore",
+    "split_from_line",
+    "envelope_sender_from_headers",
+]
 
 log = logging.getLogger(__name__)
 
 _FROM_LINE = re.compile(rb"^From (\S+)")
+
+
+def store_inbox(
+    session: Session,
+    raw: bytes,
+    envelope_from: str,
+    envelope_to: list[str],
+    now: datetime,
+) -> tuple[InboxMail | None, bool]:
+    """Store an accepted mail; ``(row, True)``, or ``(earlier row, False)`` if seen before.
+
+    A redelivery (same envelope sender and Message-ID, or the same bytes of a traced
+    delivery when there is none; see ``mail.idempotency``) is not stored again, and the surrounding transaction stays usable (``ON CONFLICT DO NOTHING``).
+    The earlier row can be None when another transaction stores it at this moment.
+    """
+    key = inbox_key(raw, envelope_from, envelope_to)
+    values = {
+        "received_at": now,
+        "dedup_key": key,
+        "message_id": clean_message_id(raw),
+        # Clean text that fits (an unusable sender is refused later, with a reason).
+        "envelope_from": one_line(envelope_from, limit=320),
+        "envelope_to": ",".join(one_line(address) for address in envelope_to),
+        "raw": raw,
+        "status": "new",
+        "attempts": 0,
+    }
+    dialect = session.get_bind().dialect.name
+    stored: InboxMail | None
+    if dialect in ("postgresql", "sqlite"):
+        from sqlalchemy.dialects import postgresql, sqlite
+
+        insert = postgresql.insert if dialect == "postgresql" else sqlite.insert
+        statement = (
+            insert(InboxMail)
+            .values(**values)
+            .on_conflict_do_nothing(index_elements=["dedup_key"])
+            .returning(InboxMail)
+        )
+        stored = session.scalars(statement).first()
+    else:
+        try:
+            with session.begin_nested():
+                stored = InboxMail(**values)
+                session.add(stored)
+        except IntegrityError:
+            stored = None
+    if stored is not None:
+        return stored, True
+    existing = session.scalars(select(InboxMail).where(InboxMail.dedup_key == key)).first()
+    return existing, False
+
 
 
 def store_mail(
@@ -40,8 +107,6 @@ def store_mail(
 
     Raises on any failure: the caller must then not acknowledge the mail.
     """
-    from ..db.repository import store_inbox
-
     with database.write() as session:
         mail, created = store_inbox(session, raw, envelope_from, list(envelope_to), clock.now())
         session.flush()
@@ -111,8 +176,6 @@ class GroupStore:
         return mine.result
 
     def _commit(self, group: list[_Waiting]) -> None:
-        from ..db.repository import store_inbox
-
         results: list[tuple[int | None, bool]] = []
         try:
             with self.database.write() as session:

@@ -19,6 +19,8 @@ import re
 import traceback
 from email.header import decode_header
 
+from ..values import INTEGER_MAX, INTEGER_MIN, ValueFreeError
+
 __all__ = [
     "ValueFreeError",
     "MAX_ADDRESS_LENGTH",
@@ -49,11 +51,6 @@ _MAX_LABEL_LENGTH = 63
 #: folded header can be longer, but nothing the server reads needs more than this).
 MAX_HEADER_TEXT = 4000
 
-#: The range of PostgreSQL's ``integer`` (the type of every Integer column); SQLite
-#: would store more, so the same limit applies to both.
-INTEGER_MIN = -(2**31)
-INTEGER_MAX = 2**31 - 1
-
 #: C0 controls, DEL, C1 controls, and the Unicode line/paragraph separators.
 _CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
 _CONTROL_EXCEPT_LINES = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u2028\u2029]")
@@ -67,14 +64,6 @@ _BLANKS = re.compile(r"\s+")
 #: Characters RFC 5322 allows in a dot-atom local part (and any non-ASCII, RFC 6531).
 _LOCAL_ATOM = re.compile(r"^[A-Za-z0-9!#$%&'*+/=?^_`{|}~\-\u0080-\U0010ffff]+$")
 _DOMAIN_LABEL = re.compile(r"^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$")
-
-
-class ValueFreeError(ValueError):
-    """An error whose message names what was wrong but never quotes the value.
-
-    The worker records the message of these errors; of any other exception it records
-    only the type and where it happened (its message may hold the failing value).
-    """
 
 
 def _valid_unicode(text: str) -> str:

@@ -12,6 +12,7 @@ from sqlalchemy import select
 from sqlalchemy.exc import DBAPIError
 
 from abalone_pbm.db import repository
+from abalone_pbm.mail import intake
 from abalone_pbm.db.models import Game, InboxMail, Seat, ServerCounter
 from abalone_pbm.db.session import Database
 
@@ -45,7 +46,7 @@ def store_mails(database: Database, count: int) -> list[int]:
     with database.write() as session:
         for n in range(count):
             raw = f"Message-ID: <m{n}@e>\r\nSubject: {n}\r\n\r\nx\r\n".encode()
-            row, _ = repository.store_inbox(session, raw, "f@e", ["a@l"], NOW)
+            row, _ = intake.store_inbox(session, raw, "f@e", ["a@l"], NOW)
             assert row is not None
             ids.append(row.id)
     return ids

@@ -7,6 +7,8 @@ from datetime import datetime, timezone
 import pytest
 
 from abalone_pbm.db import repository
+from abalone_pbm.mail import intake
+from abalone_pbm.mail.idempotency import inbox_key
 from abalone_pbm.db.models import InboxMail
 from abalone_pbm.db.session import Database
 
@@ -22,7 +24,7 @@ def mail(subject: str, message_id: str | None = None) -> bytes:
 
 def store(database: Database, raw: bytes) -> tuple[int | None, bool]:
     with database.write() as session:
-        row, created = repository.store_inbox(
+        row, created = intake.store_inbox(
             session, raw, "fred@example.org", ["abalone@localhost"], NOW
         )
         return (row.id if row else None), created
@@ -34,28 +36,28 @@ def count(database: Database) -> int:
 
 
 def test_dedup_key() -> None:
-    key = repository.dedup_key(mail("x", "  <a@b>  "), "fred@example.org")
+    key = inbox_key(mail("x", "  <a@b>  "), "fred@example.org")
     assert key.startswith("mid:") and key.isascii() and len(key) <= 255
     folded = b"Message-ID:\r\n <a@b>\r\nSubject: x\r\n\r\nbody\r\n"
-    assert repository.dedup_key(folded, "fred@example.org") == key
+    assert inbox_key(folded, "fred@example.org") == key
     # The envelope sender is part of the key (its case and brackets are not).
-    assert repository.dedup_key(mail("x", "<a@b>"), "<FRED@example.org>") == key
-    assert repository.dedup_key(mail("x", "<a@b>"), "eve@example.org") != key
+    assert inbox_key(mail("x", "<a@b>"), "<FRED@example.org>") == key
+    assert inbox_key(mail("x", "<a@b>"), "eve@example.org") != key
     long_id = "<" + "x" * 300 + "@b>"
-    assert len(repository.dedup_key(mail("x", long_id), "f@e")) <= 255
-    assert repository.dedup_key(mail("x", long_id), "f@e") == repository.dedup_key(
+    assert len(inbox_key(mail("x", long_id), "f@e")) <= 255
+    assert inbox_key(mail("x", long_id), "f@e") == inbox_key(
         mail("y", long_id), "f@e"
     )
     eight_bit = b"Message-ID: <caf\xe9@b>\r\nSubject: x\r\n\r\nbody\r\n"
-    key = repository.dedup_key(eight_bit, "f@e")
+    key = inbox_key(eight_bit, "f@e")
     assert key.isascii() and key.startswith("mid:")
     # Without Message-ID: the bytes of a traced delivery, else every delivery its own.
     traced = b"Received: from mx by here with ESMTP id 4F2; now\r\n" + mail("x")
-    assert repository.dedup_key(traced, "f@e", ["a@l"]) == repository.dedup_key(
+    assert inbox_key(traced, "f@e", ["a@l"]) == inbox_key(
         traced, "f@e", ["a@l"]
     )
-    assert repository.dedup_key(traced, "f@e", ["a@l"]).startswith("bytes:")
-    assert repository.dedup_key(mail("x"), "f@e") != repository.dedup_key(mail("x"), "f@e")
+    assert inbox_key(traced, "f@e", ["a@l"]).startswith("bytes:")
+    assert inbox_key(mail("x"), "f@e") != inbox_key(mail("x"), "f@e")
 
 
 def test_same_message_id_is_stored_once(database: Database) -> None:
@@ -69,7 +71,7 @@ def test_same_message_id_is_stored_once(database: Database) -> None:
 
 def test_another_sender_cannot_squat_a_message_id(database: Database) -> None:
     with database.write() as session:
-        squat, _ = repository.store_inbox(
+        squat, _ = intake.store_inbox(
             session, mail("help", "<m1@example.org>"), "eve@example.org", ["a@l"], NOW
         )
     first_id, created = store(database, mail("move 1", "<m1@example.org>"))
@@ -90,10 +92,10 @@ def test_without_message_id_every_untraced_delivery_counts(database: Database) -
 
 def test_a_redelivery_leaves_the_transaction_usable(database: Database) -> None:
     with database.write() as session:
-        first, _ = repository.store_inbox(session, mail("a", "<x@y>"), "f@e", ["t@e"], NOW)
-        again, created = repository.store_inbox(session, mail("a", "<x@y>"), "f@e", ["t@e"], NOW)
+        first, _ = intake.store_inbox(session, mail("a", "<x@y>"), "f@e", ["t@e"], NOW)
+        again, created = intake.store_inbox(session, mail("a", "<x@y>"), "f@e", ["t@e"], NOW)
         assert not created and again is first
-        other, created_other = repository.store_inbox(session, mail("b"), "f@e", ["t@e"], NOW)
+        other, created_other = intake.store_inbox(session, mail("b"), "f@e", ["t@e"], NOW)
         assert created_other and other is not None
     assert count(database) == 2
 
@@ -101,7 +103,7 @@ def test_a_redelivery_leaves_the_transaction_usable(database: Database) -> None:
 def test_stored_fields(database: Database) -> None:
     raw = mail("hello", "<f@e>")
     with database.write() as session:
-        row, _ = repository.store_inbox(
+        row, _ = intake.store_inbox(
             session, raw, "fred@example.org", ["a@localhost", "b@localhost"], NOW
         )
         assert row is not None
@@ -120,7 +122,7 @@ def test_a_flood_from_one_sender_does_not_hold_up_the_others(database: Database)
     def store_from(sender: str, n: int) -> int:
         raw = f"From: {sender}\r\nSubject: {n}\r\nMessage-ID: <f{n}.{sender}>\r\n\r\nx\r\n"
         with database.write() as session:
-            row, _ = repository.store_inbox(session, raw.encode(), sender, ["a@l"], NOW)
+            row, _ = intake.store_inbox(session, raw.encode(), sender, ["a@l"], NOW)
             assert row is not None
             return row.id
 

@@ -17,7 +17,7 @@ from sqlalchemy import select
 
 from abalone_pbm.clock import ManualClock
 from abalone_pbm.config import Settings
-from abalone_pbm.db import repository
+from abalone_pbm.mail import intake
 from abalone_pbm.db.models import OutboxMail
 from abalone_pbm.db.session import Database
 from abalone_pbm.server import _service_hooks, password_hook, robot_hook
@@ -86,7 +86,7 @@ class Harness:
 
     def deliver(self, envelope_from: str, to: str, raw: bytes) -> list[Sent]:
         with self.database.write() as session:
-            repository.store_inbox(session, raw, envelope_from, [to], self.clock.now())
+            intake.store_inbox(session, raw, envelope_from, [to], self.clock.now())
         return self.run()
 
     def run(self) -> list[Sent]:
