@@ -98,7 +98,7 @@ def _service_hooks(settings: Settings, database: Database) -> tuple[Handle, Tick
 
 def password_hook(settings: Settings) -> PasswordHook:
     """The service layer's argon2 checks, for the worker to run before its transaction."""
-    from .service.mailroom import PasswordsInAdvance
+    from .service.precheck import PasswordsInAdvance
 
     return PasswordsInAdvance(settings)
 

@@ -22,7 +22,7 @@ from ..db.session import Database
 from ..render.digest import DigestEntry, digest_mail
 from .context import MailContext, Outgoing
 from .games import load_board
-from .mails import game_view
+from .views import game_view
 
 log = logging.getLogger(__name__)
 

@@ -13,24 +13,22 @@ from __future__ import annotations
 import logging
 import re
 from collections.abc import Callable
-from contextlib import AbstractContextManager
 from datetime import datetime
 from email.message import EmailMessage
-from email.utils import getaddresses
 from typing import Any
 
-from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from .. import protocol
 from ..config import Settings
 from ..db import repository
-from ..db.models import InboxMail, User
+from ..db.models import InboxMail
 from ..mail import validation
 from ..mail.decoding import extract_body_text
 from ..mail.authresults import authenticated_by
-from . import limits, mails, multiple, optin, passwords, rates
+from . import mails, multiple, optin, rates
 from .context import CommandError, MailContext
+from .precheck import reply_target
 from .queries import recipient_userid
 from .handlers import (
     accounts, analysis, challenges, lists, moves, preferences, replies, resign, social, votes,
@@ -46,9 +44,9 @@ def process_mail(
 ) -> None:
     """Handle one incoming mail; the worker commits what this writes."""
     ctx = _context(session, mail, message, now, settings)
-    reply_target = _reply_target(mail, message, settings)
-    if reply_target is not None:
-        _run(ctx, lambda: replies.board_reply(ctx, *reply_target), quote=True)
+    target = reply_target(mail, message, settings)
+    if target is not None:
+        _run(ctx, lambda: replies.board_reply(ctx, *target), quote=True)
     else:
         _handle_subject(ctx)
     ctx.flush()
@@ -82,119 +80,6 @@ def _context(
             message, settings.authserv_id or settings.address_domain, envelope
         ),
     )
-
-
-def _reply_target(
-    mail: InboxMail, message: EmailMessage, settings: Settings
-) -> tuple[int, str] | None:
-    """(board, token) when the mail was sent to a player's reply address."""
-    candidates = [a for a in mail.envelope_to.split(",") if a.strip()]
-    if not candidates:
-        # Delivered through a pipe without the envelope: fall back to the headers.
-        for header in ("Delivered-To", "X-Original-To", "To", "Cc"):
-            for _, address in getaddresses(message.get_all(header, [])):
-                candidates.append(address)
-    for address in candidates:
-        local, _, domain = address.strip().strip("<>").rpartition("@")
-        if domain.lower() != settings.address_domain.lower():
-            continue
-        found = protocol.parse_reply_address(local, settings.address_local)
-        if found is not None:
-            return found
-    return None
-
-
-# ---------------------------------------------------- passwords before the transaction
-class PasswordsInAdvance:
-    """The worker's ``passwords`` hook: which argon2 checks a mail will need, so that
-    they run before its write transaction (see ``passwords``)."""
-
-    def __init__(self, settings: Settings) -> None:
-        self.settings = settings
-
-    def wanted(
-        self, session: Session, mail: InboxMail, message: EmailMessage
-    ) -> list[tuple[str, str]]:
-        """(stored hash, password) of every userid and password the mail's commands
-        name that would need an argon2 run now; [] for anything unusual."""
-        try:
-            named = _named_passwords(mail, message, self.settings)
-        except Exception:  # processing will answer whatever is wrong with the mail
-            return []
-        if not named:
-            return []
-        named = _within_throttle(session, self.settings, mail, named)
-        userids = {userid.lower() for userid, _ in named}
-        hashes = dict(session.execute(
-            select(User.userid, User.password_hash).where(User.userid.in_(userids))).all())
-        pairs = [(hashes[userid.lower()], password) for userid, password in named
-                 if userid.lower() in hashes]
-        return [pair for pair in pairs if passwords.needs_check(*pair)]
-
-    def check(self, pairs: list[tuple[str, str]]) -> dict[tuple[str, str], bool]:
-        return passwords.check_in_advance(pairs)
-
-    def known(self, answers: dict[tuple[str, str], bool]) -> AbstractContextManager[None]:
-        return passwords.answers_known(answers)
-
-
-def _within_throttle(session: Session, settings: Settings, mail: InboxMail,
-                     named: list[tuple[str, str]]) -> list[tuple[str, str]]:
-    """The passwords worth checking in advance: none for a user the throttle refuses
-    this sender now, and per user no more than the throttle lets through in one mail
-    (the free failures and one more); any other is checked when its line runs."""
-    envelope = (mail.envelope_from or "").strip().strip("<>").lower()
-    # As of its arrival (the worker's clock is not at hand; a throttle thought to hold
-    # a little too long only moves that check into the transaction).
-    ctx = MailContext(session=session, settings=settings, now=mail.received_at,
-                      sender=envelope, envelope_sender=envelope)
-    room = settings.password_free_failures + 1
-    taken: dict[str, int] = {}
-    out: list[tuple[str, str]] = []
-    for userid, password in named:
-        key = userid.lower()
-        if key not in taken:
-            user = session.scalars(select(User).where(User.userid == key)).first()
-            refused = user is None or limits.password_refusal(
-                ctx, user, [a.address for a in user.addresses if a.confirmed]) is not None
-            taken[key] = room if refused else 0
-        if taken[key] < room:
-            taken[key] += 1
-            out.append((userid, password))
-    return out
-
-
-def _named_passwords(
-    mail: InboxMail, message: EmailMessage, settings: Settings
-) -> list[tuple[str, str]]:
-    if _reply_target(mail, message, settings) is not None:
-        return []  # a reply carries no password
-    subject = protocol.strip_subject_prefixes(str(message.get("Subject") or ""))
-    body = extract_body_text(message)
-    if not subject.strip():
-        lines = protocol.multiple_lines(body)
-        if not lines:
-            return []
-        subject, body = lines[0], ""
-    command = protocol.parse_command(subject, body)
-    commands: list[Any] = [command]
-    if isinstance(command, protocol.Multiple):
-        commands = []
-        for line in command.lines[: settings.multiple_max_lines]:
-            try:
-                commands.append(protocol.parse_command(line, ""))
-            except protocol.CommandSyntaxError:
-                continue
-    named: list[tuple[str, str]] = []
-    for each in commands:
-        userid = getattr(each, "userid", None)
-        if not isinstance(userid, str):
-            continue
-        for field_name in ("password", "old"):
-            value = getattr(each, field_name, None)
-            if isinstance(value, str) and value:
-                named.append((userid, value))
-    return named
 
 
 # ----------------------------------------------------------------- subject commands

@@ -10,23 +10,18 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, replace
-from datetime import datetime
-from typing import Any
 
 from sqlalchemy import select
 
 from .. import protocol, render
 from ..db import repository
 from ..db.models import Game, Seat, User
-from ..render import html_pages
-from ..render.board_html import MoveMarks, move_marks
-from ..render.views import is_over
-from ..rules import Board, MoveError
+from ..rules import Board
 from .context import MailContext, Outgoing
-from .games import GameOptions, board_at, load_board, options_mapping, recent_moves, winners_of
+from .views import board_page, game_view, page_kind
+from .games import board_at, load_board, winners_of
 from .queries import (
     observers_of,
-    proposal_votes,
     recipient_userid,
     robot_descriptions,
     user_addresses,
@@ -46,141 +41,12 @@ def text_answer(ctx: MailContext, subject: str, text: str) -> None:
     ctx.reply(*render.text_mail(subject, text))
 
 
-def when(moment: datetime) -> str:
-    """A moment as the server's mails write it."""
-    return moment.strftime("%Y-%m-%d %H:%M UTC")
-
-
-def game_view(
-    ctx: MailContext,
-    game: Game,
-    *,
-    comment_by: User | None = None,
-    comment: str = "",
-    notices: Sequence[str] = (),
-    ratings: Sequence[tuple[Seat, float, float]] = (),
-    ply: int | None = None,
-    watchers: Sequence[tuple[User, bool]] | None = None,
-) -> render.GameView:
-    """What the mails show of ``game``; ``watchers``: its ``observers_of`` when the
-    caller has them already (a board mail reads them once for the view and the mails)."""
-    if watchers is None:
-        watchers = observers_of(ctx, game)
-    players = tuple(seat.user.userid for seat in game.seats)
-    if game.status == "active" and ply is None:
-        # A running game's mails show only the last rounds.
-        records = recent_moves(game, game.players * (render.RECENT_ROUNDS + 1))
-    else:
-        records = recent_moves(game, None)[:ply]
-    moves = tuple((m.ply, m.seat, m.text + ("*" if m.automatic else "")) for m in records)
-    vote = None
-    if game.proposal and game.status == "active":
-        voted = proposal_votes(game)
-        waiting = tuple(
-            s.user.userid for s in game.seats if not s.resigned and s.seat not in voted
-        )
-        proposer = next(
-            (s.user.userid for s in game.seats if s.seat == game.proposal_seat), "?"
-        )
-        vote = render.Vote(game.proposal, proposer, waiting)
-    result = None
-    if game.status != "active" and ply is None:
-        winners = winners_of(game)
-        result = render.Result(
-            tuple(s.user.userid for s in game.seats if s.seat in winners),
-            game.result_reason or "",
-            aborted=game.status == "aborted",
-        )
-    return render.GameView(
-        number=game.number,
-        players=players,
-        moves=moves,
-        options=options_mapping(GameOptions.from_json(game.options)),
-        observers=tuple(u.userid for u, only in watchers if not only),
-        # Masked when shown too: a comment of an older version was stored unmasked.
-        comment=(render.Comment(comment_by.userid, protocol.mask_passwords(comment))
-                 if comment_by and comment else None),
-        vote=vote,
-        notices=tuple(notices),
-        withdrawn=_withdrawn(game),
-        resigned=tuple(s.user.userid for s in game.seats if s.resigned),
-        result=result,
-        ratings=tuple(
-            render.RatingChange(seat.user.userid, before, after, seat.user.rated_games <= 20)
-            for seat, before, after in ratings
-        ),
-        ply=ply,
-        challenger=game.challenger,
-    )
-
-
-def last_move_marks(game: Game | None, board: Board) -> MoveMarks | None:
-    """What the last move did, for marking it in the picture: from the board's own
-    history when it was replayed, else from the position stored before the last move
-    (checked against the position now, so a stale one marks nothing)."""
-    if board.move_stack:
-        before = board.copy()
-        move = before.pop()
-        return move_marks(before, move)
-    if game is None or not game.previous_position or game.ply == 0:
-        return None
-    last = recent_moves(game, 1)
-    if not last or last[0].ply != game.ply:
-        return None
-    try:
-        before = Board(game.previous_position, board.rules)
-        move = before.parse_move(last[0].text)
-        marks = move_marks(before, move)
-        before.push(move)
-    except (MoveError, ValueError):
-        return None
-    if before.position().split()[0] != game.position.split()[0]:
-        return None
-    return marks
-
-
-def page_kind(make: object, view: render.GameView, board: Board) -> str:
-    """The HTML page that goes with a text mail function of :mod:`render`."""
-    if make is render.new_game_mail:
-        return "new_game"
-    if make is render.game_over_mail or (is_over(view, board) and view.ply is None):
-        return "game_over"
-    return "board"
-
-
-def board_page(
-    kind: str,
-    subject: str,
-    view: render.GameView,
-    board: Board,
-    *,
-    recipient: str | None,
-    game: Game | None,
-    **extra: Any,
-) -> str:
-    """The HTML part of a mail that shows a board (DESIGN §2.7)."""
-    marks = None
-    if view.ply is None or board.move_stack:
-        marks = render.shared(("last_move_marks", id(game), id(board)),
-                              lambda: last_move_marks(game, board))
-    return html_pages.game_page(
-        kind, subject, view, board, recipient=recipient, marks=marks, **extra
-    )
-
-
 def reply_address_of(ctx: MailContext, game: Game, userid: str | None) -> str | None:
     """The reply address of ``userid``'s seat in ``game`` (None when not playing)."""
     for seat in game.seats:
         if userid is not None and seat.user.userid == userid and not seat.resigned:
             return ctx.reply_address(game.number, seat.reply_token)
     return None
-
-
-def _withdrawn(game: Game) -> tuple[str, ...]:
-    """Who withdrew, told while the restarted game is in its first round."""
-    if not game.withdrawn or game.status != "active" or game.ply >= game.players:
-        return ()
-    return tuple(game.withdrawn.split(","))
 
 
 def player_mails(

@@ -34,7 +34,7 @@ from ..db import repository
 from ..db.models import Game, Seat, User
 from ..db.session import Database
 from ..rules import Board, Outcome
-from . import digest, mails, rates
+from . import digest, mails, rates, views
 from .context import MailContext, Outgoing
 from .games import GameOptions, load_board
 from .queries import proposal_votes, user_addresses
@@ -158,12 +158,12 @@ def _nag(ctx: MailContext, game: Game, board: Board, seat: Seat) -> None:
     options = GameOptions.from_json(game.options)
     waiting = _waiting(game, ctx.now)
     left = options.forfeittime * DAY - waiting
-    view = mails.game_view(ctx, game)
+    view = views.game_view(ctx, game)
     user = seat.user
     subject, body = render.nag_mail(
         view, board, days=waiting.days, forfeit_in=max(left.days, 0), recipient=user.userid
     )
-    html = mails.board_page("nag", subject, view, board, recipient=user.userid, game=game,
+    html = views.board_page("nag", subject, view, board, recipient=user.userid, game=game,
                             days=waiting.days, forfeit_in=max(left.days, 0))
     reply_to = ctx.reply_address(game.number, seat.reply_token)
     for address in user_addresses(user):

@@ -14,7 +14,8 @@ from ...db.models import Seat, User
 from ...mail import validation
 from .. import limits, optin
 from ..context import CommandError, MailContext, Outgoing
-from ..mails import signup_confirmation, text_answer, when
+from ..mails import signup_confirmation, text_answer
+from ..views import when
 from ..passwords import hash_password, verify_password
 from ..queries import active_games, authenticate, find_user, user_addresses
 

@@ -16,7 +16,7 @@ from ...robots.analysis import analyse
 from ..context import CommandError, MailContext, Outgoing
 from ..games import board_at, load_board
 from ..limits import check_analysis_allowed
-from ..mails import game_view
+from ..views import game_view
 from ..queries import load_game
 
 #: Seconds the robot searches for one analysis.

@@ -18,9 +18,8 @@ from ...db.models import Game, Seat, Seek, User
 from ...render import PlayerLine, player_table
 from ..context import CommandError, MailContext, Outgoing
 from ..games import load_board, seat_number, winners_of
-from ..mails import (
-    answer, board_page, game_view, games_list, help_mail, page_kind, show_mail, text_answer,
-)
+from ..mails import answer, games_list, help_mail, show_mail, text_answer
+from ..views import board_page, game_view, page_kind
 from ..queries import authenticate, find_user, load_game, on_turn, player_seat
 from ..ratings import PROVISIONAL_GAMES
 

@@ -23,7 +23,8 @@ from ...rules import Board, Move, MoveError, Rules
 from ...rules.notation import read_cells
 from ..context import CommandError, MailContext, Outgoing
 from ..games import board_at, load_board
-from ..mails import answer, board_page, game_view
+from ..mails import answer
+from ..views import board_page, game_view
 from ..queries import authenticate_for, load_game, playing_seat
 from ..turns import after_move, record_move
 

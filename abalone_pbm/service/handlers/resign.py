@@ -14,7 +14,8 @@ from ...db.models import Game, Seat, User
 from ...render import answer_mail, wrap_text
 from ..context import CommandError, MailContext
 from ..games import GameOptions, load_board, new_reply_token, recent_moves, start_position_for
-from ..mails import board_page, game_view, player_mails
+from ..mails import player_mails
+from ..views import board_page, game_view
 from ..queries import authenticate_for, load_game, observers_of, player_seat, require_active
 from ..turns import after_move, resign_seat
 

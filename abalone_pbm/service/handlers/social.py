@@ -18,13 +18,14 @@ from sqlalchemy import select
 
 from ... import protocol, render
 from ...db import repository
-from ...db.models import Game, Observer, User
+from ...db.models import Observer, User
 from ...render import chat_mail
 from .. import limits
 from ..context import CommandError, MailContext, Outgoing
 from ..counters import read_counter, touch_counter
 from ..games import load_board, seat_of
-from ..mails import answer, board_page, game_view, page_kind, text_answer, when
+from ..mails import answer, text_answer
+from ..views import board_page, game_view, page_kind, when
 from ..queries import (
     authenticate,
     authenticate_for,
