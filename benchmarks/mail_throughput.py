@@ -18,6 +18,9 @@ the answer before taking the next (at most C moves in flight, one per game); wit
 (the move on the first line; no password, so no argon2 check).
 ``--robot-games K`` also starts K games against a computer player (by mail, before
 the moves), each left waiting for its human player to move.
+``--profile FILE`` samples the server process with py-spy (``pip install py-spy``)
+during the moves only, into FILE as collapsed stacks, one line per stack with its
+thread (``--profile-gil``: only the thread holding the GIL, i.e. Python's CPU); ``benchmarks/profile_summary.py FILE`` prints where the time went.
 
 The latency of a move runs from the end of its SMTP transaction (the server's 250
 after DATA: the mail is stored) to the arrival at the relay sink of the board mail
@@ -38,6 +41,7 @@ from __future__ import annotations
 import argparse
 import os
 import queue
+import signal
 import re
 import smtplib
 import socket
@@ -75,6 +79,36 @@ def cpu_seconds(pid: int) -> float:
         return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
     except (OSError, ValueError, IndexError):
         return float("nan")
+
+
+def thread_cpu(pid: int) -> dict[int, tuple[float, float]]:
+    """(user, system) CPU seconds of each thread of the process ``pid`` (Linux)."""
+    ticks = os.sysconf("SC_CLK_TCK")
+    out = {}
+    try:
+        tids = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return {}
+    for tid in tids:
+        try:
+            with open(f"/proc/{pid}/task/{tid}/stat", "rb") as stat:
+                fields = stat.read().rpartition(b")")[2].split()
+            out[int(tid)] = (int(fields[11]) / ticks, int(fields[12]) / ticks)
+        except (OSError, ValueError, IndexError):
+            continue
+    return out
+
+
+def thread_names(pid: int) -> dict[int, str]:
+    """Each thread's Python name, from ``py-spy dump`` (empty without py-spy)."""
+    spy = Path(sys.executable).with_name("py-spy")
+    try:
+        dump = subprocess.run([str(spy) if spy.exists() else "py-spy", "dump", "--pid",
+                               str(pid)], capture_output=True, text=True, timeout=30).stdout
+    except (OSError, subprocess.TimeoutExpired):
+        return {}
+    return {int(m.group(1)): m.group(2)
+            for m in re.finditer(r'^Thread (\d+) \(\w+\): "(.*)"$', dump, re.M)}
 
 
 def free_port() -> int:
@@ -195,6 +229,33 @@ def start_server(workdir: Path, relay_port: int, db_url: str, name: str = "serve
             time.sleep(0.1)
 
 
+def start_profiler(server: ServeProcess, output: str, gil: bool) -> subprocess.Popen[bytes]:
+    """py-spy sampling ``server`` (every thread, not pausing it) until stop_profiler;
+    with ``gil`` only the thread holding the GIL (Python's CPU, without the SQLite and
+    socket calls that release it)."""
+    spy = Path(sys.executable).with_name("py-spy")
+    command = [str(spy) if spy.exists() else "py-spy", "record", "--pid",
+               str(server.process.pid), "--format", "raw", "--threads", "--nonblocking",
+               "--rate", "250", "--output", output] + (["--gil"] if gil else [])
+    profiler = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                stderr=subprocess.PIPE)
+    time.sleep(1.0)  # py-spy attaches
+    if profiler.poll() is not None:
+        error = profiler.stderr.read().decode(errors="replace") if profiler.stderr else ""
+        raise RuntimeError(f"py-spy did not start: {error.strip()}")
+    return profiler
+
+
+def stop_profiler(profiler: subprocess.Popen[bytes]) -> None:
+    """Stop sampling; py-spy writes its file when interrupted."""
+    profiler.send_signal(signal.SIGINT)
+    try:
+        profiler.wait(timeout=60)
+    except subprocess.TimeoutExpired:
+        profiler.kill()
+        profiler.wait()
+
+
 # -- players and games ----------------------------------------------------------------
 
 
@@ -280,6 +341,8 @@ class Result:
     #: CPU seconds the server process and this process (clients, relay sink) used.
     server_cpu: float = float("nan")
     client_cpu: float = float("nan")
+    #: The server's (first process's) CPU seconds (user, system) by thread name.
+    thread_cpu: dict[str, tuple[float, float]] = field(default_factory=dict)
     #: Medians (ms) of the stages of a move in the server, from its log and database.
     stages: dict[str, list[float]] = field(default_factory=dict)
 
@@ -492,8 +555,10 @@ def drive(backend: str, sink: RelaySink, servers: list[ServeProcess],
     sink.on_mail = on_mail
     threads = [threading.Thread(target=client_thread, args=(n,), daemon=True)
                for n in range(args.concurrency)]
+    profiler = start_profiler(servers[0], args.profile, args.profile_gil) if args.profile else None
     t0 = time.perf_counter()
     server_cpu0 = sum(cpu_seconds(s.process.pid) for s in servers)
+    threads_cpu0 = thread_cpu(servers[0].process.pid)
     client_cpu0 = time.process_time()
     for thread in threads:
         thread.start()
@@ -507,9 +572,21 @@ def drive(backend: str, sink: RelaySink, servers: list[ServeProcess],
     sink.on_mail = None
     server_cpu = sum(cpu_seconds(s.process.pid) for s in servers) - server_cpu0
     client_cpu = time.process_time() - client_cpu0
+    threads_cpu1 = thread_cpu(servers[0].process.pid)
+    if profiler is not None:
+        stop_profiler(profiler)
     with sink.changed:
         phase = [m for m in sink.mails[base:]]
     end = max((m.at for m in phase), default=t0)
+    names = thread_names(servers[0].process.pid) if args.thread_cpu else {}
+    by_thread: dict[str, list[float]] = {}
+    for tid, (user, system) in threads_cpu1.items():
+        user0, system0 = threads_cpu0.get(tid, (0.0, 0.0))
+        # The listener's executor threads (aiosmtpd's store calls) add up as one.
+        name = re.sub(r"^asyncio_\d+$", "asyncio (store)", names.get(tid, str(tid)))
+        totals = by_thread.setdefault(name, [0.0, 0.0])
+        totals[0] += user - user0
+        totals[1] += system - system0
     for _ in threads:
         ready.put(None)
     for thread in threads:
@@ -530,6 +607,7 @@ def drive(backend: str, sink: RelaySink, servers: list[ServeProcess],
         sent=answered,
         server_cpu=server_cpu,
         client_cpu=client_cpu,
+        thread_cpu={name: (user, system) for name, (user, system) in by_thread.items()},
     )
 
 
@@ -569,6 +647,13 @@ def report(result: Result) -> None:
     if result.moves:
         print(f"  CPU per move: server {result.server_cpu / result.moves * 1000:.2f} ms, "
               f"load generator and relay sink {result.client_cpu / result.moves * 1000:.2f} ms")
+    if result.moves and result.thread_cpu:
+        print("  server CPU per move by thread (user + system), ms:")
+        for name, (user, system) in sorted(result.thread_cpu.items(),
+                                           key=lambda item: -sum(item[1])):
+            if user + system > 0:
+                print(f"    {name:<30} {(user + system) / result.moves * 1000:6.2f} "
+                      f"({user / result.moves * 1000:.2f} + {system / result.moves * 1000:.2f})")
     print(f"  SMTP transaction (MAIL..250 after DATA, mail stored), ms: "
           f"p50 {percentile(smtp, 50):.1f}  p99 {percentile(smtp, 99):.1f}")
     if result.stages:
@@ -594,6 +679,13 @@ def main() -> None:
                         help="also start K games against a computer player, each left "
                              "waiting for its human player (default 0)")
     parser.add_argument("--robot", default="pebble", help="the computer player of --robot-games")
+    parser.add_argument("--profile", metavar="FILE",
+                        help="sample the (first) server process with py-spy during the "
+                             "moves, into FILE (see benchmarks/profile_summary.py)")
+    parser.add_argument("--thread-cpu", action="store_true",
+                        help="print the server's CPU per move by thread (named by py-spy)")
+    parser.add_argument("--profile-gil", action="store_true",
+                        help="--profile samples only the thread holding the GIL")
     parser.add_argument("--processes", type=int, default=1, metavar="N",
                         help="run N `abalone-pbm serve` processes on the one database, the "
                              "clients spread over them (PostgreSQL; default 1)")
