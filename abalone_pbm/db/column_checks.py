@@ -18,7 +18,7 @@ from sqlalchemy.orm import Mapper
 
 from ..values import INTEGER_MAX, INTEGER_MIN, ValueFreeError
 
-__all__ = ["ColumnValueError", "column_value_problem", "check_row", "install"]
+__all__ = ["ColumnValueError", "column_value_problem", "check_row", "check_values", "install"]
 
 
 class ColumnValueError(ValueFreeError):
@@ -58,6 +58,15 @@ def check_row(mapper: Mapper[Any], target: Any) -> None:
             problem = column_value_problem(column.type, value)
             if problem is not None:
                 raise ColumnValueError(f"{column.table.name}.{column.name}: value {problem}")
+
+
+def check_values(table: Any, values: dict[str, Any]) -> None:
+    """``check_row`` for a Core INSERT or UPDATE: ``values`` by column name of ``table``."""
+    for name, value in values.items():
+        column = table.c[name]
+        problem = column_value_problem(column.type, value)
+        if problem is not None:
+            raise ColumnValueError(f"{table.name}.{column.name}: value {problem}")
 
 
 def _before_write(mapper: Mapper[Any], connection: Any, target: Any) -> None:

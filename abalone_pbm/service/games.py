@@ -11,7 +11,7 @@ import json
 import secrets
 from dataclasses import asdict, dataclass, field
 
-from sqlalchemy import select
+from sqlalchemy import bindparam, select
 from sqlalchemy.orm import object_session
 
 from ..db.models import Game, MoveRecord, Seat, User
@@ -242,11 +242,16 @@ def recent_moves(game: Game, count: int | None) -> list[MoveRecord]:
     query of their own so that a long game costs no more than a short one."""
     session = object_session(game)
     assert session is not None
-    query = select(MoveRecord).where(MoveRecord.game_id == game.id)
     if count is None:
-        return list(session.scalars(query.order_by(MoveRecord.ply)))
-    latest = list(session.scalars(query.order_by(MoveRecord.ply.desc()).limit(count)))
+        return list(session.scalars(_ALL_MOVES, {"game_id": game.id}))
+    latest = list(session.scalars(_LAST_MOVES, {"game_id": game.id, "count": count}))
     return latest[::-1]
+
+
+_ALL_MOVES = (select(MoveRecord).where(MoveRecord.game_id == bindparam("game_id"))
+              .order_by(MoveRecord.ply))
+_LAST_MOVES = (select(MoveRecord).where(MoveRecord.game_id == bindparam("game_id"))
+               .order_by(MoveRecord.ply.desc()).limit(bindparam("count")))
 
 
 def winners_of(game: Game) -> tuple[int, ...]:

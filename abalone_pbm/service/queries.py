@@ -7,7 +7,7 @@ player who does not play it); the error of a board command shows the board.
 
 from __future__ import annotations
 
-from sqlalchemy import select
+from sqlalchemy import bindparam, select
 from sqlalchemy.orm import selectinload
 
 from ..db import repository
@@ -144,8 +144,15 @@ def recipient_userid(ctx: MailContext, game: Game) -> str | None:
     return None
 
 
+_ANY_OBSERVER = (select(Observer.__table__.c.id)
+                 .where(Observer.__table__.c.game_id == bindparam("game_id")).limit(1))
+
+
 def observers_of(ctx: MailContext, game: Game) -> list[tuple[User, bool]]:
     """The observers of a game with whether they watch its result only."""
+    # Most games have none: one cheap look first (the query below costs far more).
+    if repository.read_core(ctx.session, _ANY_OBSERVER, {"game_id": game.id}).first() is None:
+        return []
     rows = ctx.session.execute(
         select(User, Observer.results_only)
         .join(Observer, Observer.user_id == User.id)

@@ -26,10 +26,12 @@ from collections.abc import Iterable, Sequence
 from datetime import datetime, timedelta
 from email.message import EmailMessage, Message
 
-from sqlalchemy import delete, func, select
+from sqlalchemy import bindparam, delete, func, insert, select
 from sqlalchemy.orm import Session
 
 from ..config import Settings
+from ..db.column_checks import check_values
+from ..db.repository import read_core
 from ..db.models import Address, OutboxMail, RateEvent
 from ..mail.guards import answer_address
 
@@ -72,15 +74,26 @@ def when(moment: datetime) -> str:
 
 
 # ------------------------------------------------------------------------ counting
+_EVENTS = RateEvent.__table__
+_ADDRESSES = Address.__table__
+# Built once: the worker counts and records events for every mail.
+_COUNT = select(func.count(_EVENTS.c.id)).where(
+    _EVENTS.c.scope == bindparam("scope"), _EVENTS.c.subject == bindparam("subject"),
+    _EVENTS.c.at > bindparam("since"))
+_RECORD = insert(_EVENTS)
+_CONFIRMED = select(_ADDRESSES.c.address).where(
+    _ADDRESSES.c.address.in_(bindparam("addresses", expanding=True)),
+    _ADDRESSES.c.confirmed.is_(True))
+_ANSWERED = select(OutboxMail.__table__.c.recipient).where(
+    OutboxMail.__table__.c.inbox_id == bindparam("inbox_id"))
+
+
 def count(session: Session, scope: str, subject: str, since: datetime,
           pending: Pending = ()) -> int:
     """Events of ``scope`` for ``subject`` after ``since``, the ``pending`` included."""
     subject = subject[:SUBJECT_LENGTH]
-    stored = session.scalar(
-        select(func.count(RateEvent.id)).where(
-            RateEvent.scope == scope, RateEvent.subject == subject, RateEvent.at > since
-        )
-    )
+    stored = read_core(session, _COUNT,
+                       {"scope": scope, "subject": subject, "since": since}).scalar()
     extra = sum(1 for s, subj, at in pending if s == scope and subj == subject and at > since)
     return int(stored or 0) + extra
 
@@ -98,7 +111,9 @@ def latest(session: Session, scope: str, subject: str, pending: Pending = ()) ->
 
 def record(session: Session, scope: str, subject: str, now: datetime) -> None:
     """Count one event now, in the current transaction (or savepoint)."""
-    session.add(RateEvent(scope=scope, subject=subject[:SUBJECT_LENGTH], at=now))
+    values = {"scope": scope, "subject": subject[:SUBJECT_LENGTH], "at": now}
+    check_values(_EVENTS, values)  # as the ORM checks what it writes (db.column_checks)
+    session.execute(_RECORD, values)
 
 
 def prune(session: Session, now: datetime) -> int:
@@ -113,10 +128,7 @@ def confirmed_among(session: Session, addresses: Iterable[str]) -> set[str]:
     wanted = {a.lower() for a in addresses}
     if not wanted:
         return set()
-    rows = session.scalars(
-        select(Address.address).where(Address.address.in_(wanted), Address.confirmed.is_(True))
-    )
-    return set(rows)
+    return set(read_core(session, _CONFIRMED, {"addresses": list(wanted)}).scalars())
 
 
 def answer_target(session: Session, message: EmailMessage, envelope_from: str) -> str:
@@ -170,9 +182,7 @@ def record_answers(session: Session, inbox_id: int, answer_to: str, envelope_fro
     answers go to, or the envelope sender): the daily reply cap counts these, never the
     board mails that other players' moves cause. Returns how many."""
     own = {normalise_address(a) for a in (answer_to, envelope_from) if a}
-    recipients = session.scalars(
-        select(OutboxMail.recipient).where(OutboxMail.inbox_id == inbox_id)
-    )
+    recipients = read_core(session, _ANSWERED, {"inbox_id": inbox_id}).scalars()
     counted = 0
     for recipient in list(recipients):
         target = normalise_address(recipient)
