@@ -174,6 +174,9 @@ class Worker:
         self.group_seconds = group_seconds
         #: The next group is one mail: the last one failed with a mail in it.
         self._alone_next = False
+        #: The last group ended because no more mail was waiting (its last claim found
+        #: none), so ``run_forever`` may sleep without a transaction to find that out.
+        self.drained = False
 
     def run_once(self) -> bool:
         """Process the next new inbox mail; False when there was none.
@@ -218,6 +221,7 @@ class Worker:
         robot_boards: set[int] = set()
         outcomes: list[tuple[int, str]] = []
         grouped = False  # whether a second mail was taken into the transaction
+        self.drained = False
         try:
             with self.database.write() as session:
                 if self.handoff is not None:
@@ -240,6 +244,7 @@ class Worker:
                         follower = claim_next_inbox(session, exclude=self.set_aside)
                         if follower is None:
                             savepoint.rollback()
+                            self.drained = True
                             break
                         outcome = self._process(session, follower, {}, may_leave=True)
                         savepoint.commit()
@@ -415,13 +420,16 @@ class Worker:
         """
         wake = wake or threading.Event()
         while not stop_event.is_set():
+            # Cleared before claiming: a mail stored after this claim's look at the
+            # inbox sets it again (the listener wakes the worker after its commit).
+            wake.clear()
             try:
                 busy = self.run_group() > 0
             except Exception as error:
                 log.error("worker: could not claim mail: %s", error_summary(error, limit=500))
                 stop_event.wait(retry_after)
                 continue
-            if busy:
+            if busy and not (self.drained and not wake.is_set()):
                 continue
+            # The inbox was found empty, and nothing was stored since.
             wake.wait(idle)
-            wake.clear()
