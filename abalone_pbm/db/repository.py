@@ -190,6 +190,11 @@ def claim_next_inbox(session: Session, exclude: Iterable[int] = ()) -> InboxMail
     return None
 
 
+_MARK_INBOX = update(_INBOX).where(_INBOX.c.id == bindparam("mail_id")).values(
+    status=bindparam("status"), attempts=bindparam("attempts"),
+    processed_at=bindparam("processed_at"))
+
+
 def mark_inbox(
     session: Session,
     mail: InboxMail,
@@ -218,7 +223,10 @@ def mark_inbox(
     # One UPDATE now (the worker's every mail): cheaper than the unit of work's flush
     # of a changed object; the object is told the values as the database has them.
     check_values(_INBOX, values)  # as the ORM checks what it writes (column_checks)
-    session.execute(update(_INBOX).where(_INBOX.c.id == mail.id).values(values))
+    if len(values) == 3:
+        session.execute(_MARK_INBOX, {"mail_id": mail.id, **values})
+    else:
+        session.execute(update(_INBOX).where(_INBOX.c.id == mail.id).values(values))
     for name, value in values.items():
         set_committed_value(mail, name, value)
 

@@ -12,9 +12,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime
 
+from sqlalchemy import insert
 from sqlalchemy.orm import object_session
 
 from .. import render
+from ..db.column_checks import check_values
 from ..db.models import Game, MoveRecord, Seat, User
 from ..render import answer_mail
 from ..rules import Board, MoveError, Outcome
@@ -27,6 +29,9 @@ from .ratings import rate_game
 #: Length of ``MoveRecord.source_message_id``.
 _MESSAGE_ID_COLUMN = 255
 
+_MOVES = MoveRecord.__table__
+_INSERT_MOVE = insert(_MOVES)
+
 
 def record_move(
     game: Game,
@@ -38,27 +43,30 @@ def record_move(
     source_message_id: str | None,
     automatic: bool = False,
     comment: str | None = None,
-) -> MoveRecord:
+) -> None:
     """Write a move that has just been pushed on ``board`` into the game."""
     if source_message_id is not None and len(source_message_id) > _MESSAGE_ID_COLUMN:
         # Only a trace of where the move came from: a legal but very long Message-ID
         # is kept shortened rather than refused.
         source_message_id = source_message_id[: _MESSAGE_ID_COLUMN - 1] + "…"
-    record = MoveRecord(
-        game_id=game.id,
-        ply=game.ply + 1,
-        seat=seat,
-        text=move_text,
-        created_at=now,
-        source_message_id=source_message_id,
-        automatic=automatic,
-        comment=comment,
-    )
-    # Added through the session, not game.moves: appending to the relationship would
-    # load every earlier move, and a move must cost the same at ply 3 and at ply 300.
+    values = {
+        "game_id": game.id,
+        "ply": game.ply + 1,
+        "seat": seat,
+        "text": move_text,
+        "created_at": now,
+        "source_message_id": source_message_id,
+        "automatic": automatic,
+        "comment": comment,
+    }
+    # Written at once by one INSERT, not through game.moves (appending to the
+    # relationship would load every earlier move, and a move must cost the same at
+    # ply 3 and at ply 300) nor as a new object (the unit of work's flush of it costs
+    # several times the INSERT); read back like any other move (games.recent_moves).
     session = object_session(game)
     assert session is not None, "record_move needs a game loaded in a session"
-    session.add(record)
+    check_values(_MOVES, values)  # as the ORM checks what it writes (db.column_checks)
+    session.execute(_INSERT_MOVE, values)
     game.ply += 1
     # The position before this move, to mark the move in the board picture.
     game.previous_position = game.position
@@ -70,7 +78,6 @@ def record_move(
     game.proposal = None
     game.proposal_seat = None
     game.proposal_votes = ""
-    return record
 
 
 def after_move(
