@@ -545,18 +545,17 @@ def replies_sent_today(session: Session, recipient: str, now: datetime) -> int:
 
 def get_user(session: Session, userid: str) -> User | None:
     """The user with this userid (any case), or None."""
-    return session.scalars(select(User).where(User.userid == userid.lower())).first()
+    return session.scalars(_USER, {"userid": userid.lower()}).first()
+
+
+_USER = select(User).where(User.userid == bindparam("userid"))
+_USERS_BY_ADDRESS = (select(User).join(Address, Address.user_id == User.id)
+                     .where(Address.address == bindparam("address")).order_by(User.id))
 
 
 def find_user_by_address(session: Session, address: str) -> list[User]:
     """The users who registered this mail address (any case), oldest first."""
-    query = (
-        select(User)
-        .join(Address, Address.user_id == User.id)
-        .where(Address.address == address.strip().lower())
-        .order_by(User.id)
-    )
-    return list(session.scalars(query))
+    return list(session.scalars(_USERS_BY_ADDRESS, {"address": address.strip().lower()}))
 
 
 def add_user(

@@ -14,11 +14,12 @@ from email.message import EmailMessage
 from email.utils import getaddresses
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import bindparam, select
 from sqlalchemy.orm import Session
 
 from .. import protocol
 from ..config import Settings
+from ..db import repository
 from ..db.models import InboxMail, User
 from ..mail.decoding import extract_body_text
 from . import limits, passwords
@@ -67,8 +68,7 @@ class PasswordsInAdvance:
             return []
         named = _within_throttle(session, self.settings, mail, named)
         userids = {userid.lower() for userid, _ in named}
-        hashes = dict(session.execute(
-            select(User.userid, User.password_hash).where(User.userid.in_(userids))).all())
+        hashes = dict(repository.read_core(session, _HASHES, {"userids": list(userids)}).all())
         pairs = [(hashes[userid.lower()], password) for userid, password in named
                  if userid.lower() in hashes]
         return [pair for pair in pairs if passwords.needs_check(*pair)]
@@ -78,6 +78,10 @@ class PasswordsInAdvance:
 
     def known(self, answers: dict[tuple[str, str], bool]) -> AbstractContextManager[None]:
         return passwords.answers_known(answers)
+
+
+_HASHES = select(User.__table__.c.userid, User.__table__.c.password_hash).where(
+    User.__table__.c.userid.in_(bindparam("userids", expanding=True)))
 
 
 def _within_throttle(session: Session, settings: Settings, mail: InboxMail,
@@ -96,7 +100,7 @@ def _within_throttle(session: Session, settings: Settings, mail: InboxMail,
     for userid, password in named:
         key = userid.lower()
         if key not in taken:
-            user = session.scalars(select(User).where(User.userid == key)).first()
+            user = repository.get_user(session, key)
             refused = user is None or limits.password_refusal(
                 ctx, user, [a.address for a in user.addresses if a.confirmed]) is not None
             taken[key] = room if refused else 0

@@ -80,6 +80,8 @@ _ADDRESSES = Address.__table__
 _COUNT = select(func.count(_EVENTS.c.id)).where(
     _EVENTS.c.scope == bindparam("scope"), _EVENTS.c.subject == bindparam("subject"),
     _EVENTS.c.at > bindparam("since"))
+_LATEST = select(func.max(_EVENTS.c.at)).where(
+    _EVENTS.c.scope == bindparam("scope"), _EVENTS.c.subject == bindparam("subject"))
 _RECORD = insert(_EVENTS)
 _CONFIRMED = select(_ADDRESSES.c.address).where(
     _ADDRESSES.c.address.in_(bindparam("addresses", expanding=True)),
@@ -101,9 +103,7 @@ def count(session: Session, scope: str, subject: str, since: datetime,
 def latest(session: Session, scope: str, subject: str, pending: Pending = ()) -> datetime | None:
     """The time of the last event of ``scope`` for ``subject``, or None."""
     subject = subject[:SUBJECT_LENGTH]
-    stored = session.scalar(
-        select(func.max(RateEvent.at)).where(RateEvent.scope == scope, RateEvent.subject == subject)
-    )
+    stored = read_core(session, _LATEST, {"scope": scope, "subject": subject}).scalar()
     moments = [stored] if stored is not None else []
     moments += [at for s, subj, at in pending if s == scope and subj == subject]
     return max(moments) if moments else None
