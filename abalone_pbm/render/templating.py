@@ -34,6 +34,9 @@ def environment() -> jinja2.Environment:
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader([str(p) for p in template_dirs()]),
         autoescape=False,
+        # Loaded once per process: no look at each file's time for every mail rendered
+        # (a template and its includes are several stat calls each time).
+        auto_reload=False,
         keep_trailing_newline=True,
         undefined=jinja2.StrictUndefined,
         trim_blocks=True,
