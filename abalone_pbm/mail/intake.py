@@ -18,9 +18,10 @@ from email.policy import default as default_policy
 from email.utils import getaddresses
 from typing import TYPE_CHECKING, Callable
 
-from sqlalchemy import select
+from sqlalchemy import bindparam, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
+from sqlalchemy.sql.expression import Executable
 
 from ..clock import Clock
 from ..db.models import InboxMail
@@ -32,6 +33,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 __all__ = [
     "store_inbox",
+    "store_inbox_id",
     "store_mail",
     "make_store",
     "GroupStore",
@@ -57,6 +59,37 @@ def store_inbox(
     delivery when there is none; see ``mail.idempotency``) is not stored again, and the surrounding transaction stays usable (``ON CONFLICT DO NOTHING``).
     The earlier row can be None when another transaction stores it at this moment.
     """
+    mail_id, created = store_inbox_id(session, raw, envelope_from, envelope_to, now)
+    return (session.get(InboxMail, mail_id) if mail_id is not None else None), created
+
+
+_INBOX = InboxMail.__table__
+_INBOX_BY_KEY = select(_INBOX.c.id).where(_INBOX.c.dedup_key == bindparam("key"))
+#: INSERT ... ON CONFLICT (dedup_key) DO NOTHING RETURNING id, built once a dialect.
+_INBOX_INSERTS: dict[str, Executable] = {}
+
+
+def _inbox_insert(dialect: str) -> Executable:
+    statement = _INBOX_INSERTS.get(dialect)
+    if statement is None:
+        from sqlalchemy.dialects import postgresql, sqlite
+
+        insert_for = postgresql.insert if dialect == "postgresql" else sqlite.insert
+        statement = (insert_for(_INBOX).on_conflict_do_nothing(index_elements=["dedup_key"])
+                     .returning(_INBOX.c.id))
+        _INBOX_INSERTS[dialect] = statement
+    return statement
+
+
+def store_inbox_id(
+    session: Session,
+    raw: bytes,
+    envelope_from: str,
+    envelope_to: list[str],
+    now: datetime,
+) -> tuple[int | None, bool]:
+    """``store_inbox`` for the listener: the row's id, without loading it as an object
+    (one INSERT built once; loading the row back cost several times the INSERT)."""
     key = inbox_key(raw, envelope_from, envelope_to)
     values = {
         "received_at": now,
@@ -70,30 +103,21 @@ def store_inbox(
         "attempts": 0,
     }
     dialect = session.get_bind().dialect.name
-    stored: InboxMail | None
+    stored: int | None
     if dialect in ("postgresql", "sqlite"):
-        from sqlalchemy.dialects import postgresql, sqlite
-
-        insert = postgresql.insert if dialect == "postgresql" else sqlite.insert
-        statement = (
-            insert(InboxMail)
-            .values(**values)
-            .on_conflict_do_nothing(index_elements=["dedup_key"])
-            .returning(InboxMail)
-        )
-        stored = session.scalars(statement).first()
+        stored = session.execute(_inbox_insert(dialect), values).scalar()
     else:
         try:
             with session.begin_nested():
-                stored = InboxMail(**values)
-                session.add(stored)
+                row = InboxMail(**values)
+                session.add(row)
+            stored = row.id
         except IntegrityError:
             stored = None
     if stored is not None:
-        return stored, True
-    existing = session.scalars(select(InboxMail).where(InboxMail.dedup_key == key)).first()
-    return existing, False
-
+        return int(stored), True
+    existing = session.execute(_INBOX_BY_KEY, {"key": key}).scalar()
+    return (int(existing) if existing is not None else None), False
 
 
 def store_mail(
@@ -108,9 +132,8 @@ def store_mail(
     Raises on any failure: the caller must then not acknowledge the mail.
     """
     with database.write() as session:
-        mail, created = store_inbox(session, raw, envelope_from, list(envelope_to), clock.now())
-        session.flush()
-        mail_id = mail.id if mail is not None else None
+        mail_id, created = store_inbox_id(session, raw, envelope_from, list(envelope_to),
+                                          clock.now())
     if created:
         log.info("inbox %s: stored a mail from %r (%d bytes)", mail_id, envelope_from, len(raw))
     else:
@@ -181,10 +204,8 @@ class GroupStore:
             with self.database.write() as session:
                 now = self.clock.now()
                 for one in group:
-                    mail, created = store_inbox(session, one.raw, one.envelope_from,
-                                                one.envelope_to, now)
-                    session.flush()
-                    results.append((mail.id if mail is not None else None, created))
+                    results.append(store_inbox_id(session, one.raw, one.envelope_from,
+                                                  one.envelope_to, now))
         except Exception as error:
             if len(group) == 1:
                 group[0].error, group[0].done = error, True

@@ -48,7 +48,7 @@ def _in_threads(store: GroupStore, raws: list[bytes]) -> list[object]:
 
 def test_mails_stored_together_share_commits_and_each_is_stored(
         database, clock, monkeypatch) -> None:
-    real = intake.store_inbox
+    real = intake.store_inbox_id
     first = person_mail(1)
 
     def store_inbox(session, raw, *args, **kwargs):  # type: ignore[no-untyped-def]
@@ -56,7 +56,7 @@ def test_mails_stored_together_share_commits_and_each_is_stored(
             threading.Event().wait(0.5)  # a slow disk: the others gather meanwhile
         return real(session, raw, *args, **kwargs)
 
-    monkeypatch.setattr(intake, "store_inbox", store_inbox)
+    monkeypatch.setattr(intake, "store_inbox_id", store_inbox)
     store = GroupStore(database, clock)
     commits = _commits(database)
     leader = threading.Thread(target=store, args=(first, "fred@example.net", [OURS]))
@@ -82,7 +82,7 @@ def test_a_redelivery_in_the_same_group_is_stored_once(database, clock) -> None:
 
 
 def test_a_mail_that_cannot_be_stored_fails_alone(database, clock, monkeypatch) -> None:
-    real = intake.store_inbox
+    real = intake.store_inbox_id
     poison = person_mail(3)
 
     def store_inbox(session, raw, *args, **kwargs):  # type: ignore[no-untyped-def]
@@ -90,7 +90,7 @@ def test_a_mail_that_cannot_be_stored_fails_alone(database, clock, monkeypatch) 
             raise RuntimeError("the disk is full, say")
         return real(session, raw, *args, **kwargs)
 
-    monkeypatch.setattr(intake, "store_inbox", store_inbox)
+    monkeypatch.setattr(intake, "store_inbox_id", store_inbox)
     store = GroupStore(database, clock)
     raws = [person_mail(n) for n in range(1, 9)]
     results = _in_threads(store, raws)
@@ -103,7 +103,7 @@ def test_a_failed_commit_stores_nothing_and_raises(database, clock, monkeypatch)
     def broken(*args, **kwargs):  # type: ignore[no-untyped-def]
         raise RuntimeError("database away")
 
-    monkeypatch.setattr(intake, "store_inbox", broken)
+    monkeypatch.setattr(intake, "store_inbox_id", broken)
     with pytest.raises(RuntimeError, match="database away"):
         GroupStore(database, clock)(person_mail(1), "fred@example.net", [OURS])
     assert _stored(database) == {}
