@@ -383,13 +383,14 @@ def _keep_to_move(game: Game, position: str, _old: object, _initiator: object) -
 ROBOT_TURNS = "abalone_pbm.robot_turns"
 
 
-def _robot_may_be_to_move(game: Game) -> bool:
-    """Whether ``game`` (new or changed in this flush) may now wait for a robot: its
-    seat to move is a robot's, or that cannot be told without reading more."""
+def _robot_may_be_to_move(game: Game, changed: bool = False) -> bool:
+    """Whether ``game`` (new or changed in this flush, or ``changed`` by a statement of
+    its own) may now wait for a robot: its seat to move is a robot's, or that cannot
+    be told without reading more."""
     state = inspect(game)
     if game.status != "active":
         return False
-    changed = state.attrs.to_move.history.has_changes() \
+    changed = changed or state.attrs.to_move.history.has_changes() \
         or state.attrs.status.history.has_changes() or state.attrs.version.history.has_changes()
     if not changed and not state.pending:
         return False
@@ -412,6 +413,32 @@ def _note_robot_turns(session: Session, _context: object) -> None:
             else None
         if game is not None and _robot_may_be_to_move(game):
             session.info.setdefault(ROBOT_TURNS, set()).add(game.number)
+
+
+def note_robot_turn(session: Session, game: Game) -> None:
+    """``_note_robot_turns`` for a game whose row was changed by a statement of its own
+    (``repository.write_game``), which no flush sees."""
+    if _robot_may_be_to_move(game, changed=True):
+        session.info.setdefault(ROBOT_TURNS, set()).add(game.number)
+
+
+#: ``Session.info`` key: the objects whose rows were written by statements of their own
+#: and told the values as committed (``repository.write_game``). A rollback, of a
+#: savepoint too, expires them, as it expires the objects a flush wrote: their next use
+#: reads the row again.
+WRITTEN_DIRECTLY = "abalone_pbm.written_directly"
+
+
+@event.listens_for(Session, "after_soft_rollback")
+def _expire_written_directly(session: Session, _previous: object) -> None:
+    for thing in session.info.pop(WRITTEN_DIRECTLY, ()):
+        if thing in session:
+            session.expire(thing)
+
+
+@event.listens_for(Session, "after_commit")
+def _forget_written_directly(session: Session) -> None:
+    session.info.pop(WRITTEN_DIRECTLY, None)
 
 
 # Every ORM write checks its values against the columns first (same on both databases).

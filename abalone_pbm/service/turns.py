@@ -16,6 +16,7 @@ from sqlalchemy import insert
 from sqlalchemy.orm import object_session
 
 from .. import render
+from ..db import repository
 from ..db.column_checks import check_values
 from ..db.models import Game, MoveRecord, Seat, User
 from ..render import answer_mail
@@ -67,17 +68,19 @@ def record_move(
     assert session is not None, "record_move needs a game loaded in a session"
     check_values(_MOVES, values)  # as the ORM checks what it writes (db.column_checks)
     session.execute(_INSERT_MOVE, values)
-    game.ply += 1
-    # The position before this move, to mark the move in the board picture.
-    game.previous_position = game.position
-    game.position = board.position()
-    game.updated_at = now
-    game.turn_started_at = now
-    game.last_nag_at = None
-    # A normal move clears a pending draw or undo proposal.
-    game.proposal = None
-    game.proposal_seat = None
-    game.proposal_votes = ""
+    repository.write_game(session, game, {
+        "ply": game.ply + 1,
+        # The position before this move, to mark the move in the board picture.
+        "previous_position": game.position,
+        "position": board.position(),
+        "updated_at": now,
+        "turn_started_at": now,
+        "last_nag_at": None,
+        # A normal move clears a pending draw or undo proposal.
+        "proposal": None,
+        "proposal_seat": None,
+        "proposal_votes": "",
+    })
 
 
 def after_move(
