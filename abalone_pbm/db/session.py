@@ -54,6 +54,9 @@ SQLITE_BUSY_TIMEOUT = 30.0
 #: Execution option telling the ``begin`` hook what kind of transaction to start.
 _MODE = "abalone_pbm_mode"
 
+#: ``info`` key of a pooled SQLite connection: whether ``PRAGMA query_only`` is on.
+_QUERY_ONLY = "abalone_pbm_query_only"
+
 #: Key of the PostgreSQL advisory lock that serialises migrations between processes.
 MIGRATION_LOCK_KEY = zlib.crc32(b"abalone-pbm migrations")
 
@@ -270,7 +273,7 @@ class Database:
                 Path(url.database or "").parent.mkdir(parents=True, exist_ok=True)
 
         @event.listens_for(engine, "connect")
-        def _on_connect(dbapi_connection: Any, _record: Any) -> None:
+        def _on_connect(dbapi_connection: Any, record: Any) -> None:
             # pysqlite would BEGIN (deferred) by itself before the first write; turn
             # that off and start every transaction in the begin hook below.
             dbapi_connection.isolation_level = None
@@ -284,16 +287,22 @@ class Database:
                 cursor.execute("PRAGMA synchronous = FULL")
             finally:
                 cursor.close()
+            record.info[_QUERY_ONLY] = False  # a new SQLite connection writes
 
         @event.listens_for(engine, "begin")
         def _on_begin(connection: Connection) -> None:
-            if connection.get_execution_options().get(_MODE) == "read":
-                connection.exec_driver_sql("PRAGMA query_only = ON")
+            read = connection.get_execution_options().get(_MODE) == "read"
+            # The pragma stays set on the SQLite connection: said again only when the
+            # kind of transaction changes (a pooled connection serves both kinds).
+            known = connection.connection.info
+            if known.get(_QUERY_ONLY) is not read:
+                connection.exec_driver_sql(f"PRAGMA query_only = {'ON' if read else 'OFF'}")
+                known[_QUERY_ONLY] = read
+            if read:
                 connection.exec_driver_sql("BEGIN")
             else:
                 # Writers take the write lock first, then read: no stale snapshot, and
                 # a second writer waits for the first (busy_timeout) instead of failing.
-                connection.exec_driver_sql("PRAGMA query_only = OFF")
                 connection.exec_driver_sql("BEGIN IMMEDIATE")
 
         return engine
