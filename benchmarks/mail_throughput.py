@@ -408,10 +408,10 @@ def stages(db_url: str, lines: list[str], sent: list[Sent]) -> dict[str, list[fl
     try:
         with database.read() as session:
             rows = session.execute(
-                select(InboxMail.id, InboxMail.dedup_key, InboxMail.processed_at,
+                select(InboxMail.id, InboxMail.message_id, InboxMail.processed_at,
                        OutboxMail.id, OutboxMail.recipient)
                 .join(OutboxMail, OutboxMail.inbox_id == InboxMail.id)
-                .where(InboxMail.dedup_key.in_(list(keys)))
+                .where(InboxMail.message_id.in_(list(keys)))
             ).all()
     finally:
         database.dispose()
@@ -656,10 +656,12 @@ def report(result: Result) -> None:
                       f"({user / result.moves * 1000:.2f} + {system / result.moves * 1000:.2f})")
     print(f"  SMTP transaction (MAIL..250 after DATA, mail stored), ms: "
           f"p50 {percentile(smtp, 50):.1f}  p99 {percentile(smtp, 99):.1f}")
-    if result.stages:
+    if any(result.stages.values()):
         parts = [f"{name} p50 {percentile(values, 50):.1f} p99 {percentile(values, 99):.1f}"
                  for name, values in result.stages.items() if values]
         print("  in the server (its log, ms resolution), ms: " + "; ".join(parts))
+    else:
+        print("  in the server: no figures (the server's log and database matched no move)")
     for error in result.errors:
         print(f"  ERROR: {error}")
 
