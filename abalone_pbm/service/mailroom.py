@@ -24,11 +24,10 @@ from ..config import Settings
 from ..db import repository
 from ..db.models import InboxMail
 from ..mail import validation
-from ..mail.decoding import extract_body_text
 from ..mail.authresults import authenticated_by
 from . import mails, multiple, optin, rates
 from .context import CommandError, MailContext
-from .precheck import reply_target
+from .precheck import MailReading, read_mail
 from .queries import recipient_userid
 from .handlers import (
     accounts, analysis, challenges, lists, moves, preferences, replies, resign, social, votes,
@@ -43,17 +42,19 @@ def process_mail(
     session: Session, mail: InboxMail, message: EmailMessage, now: datetime, settings: Settings
 ) -> None:
     """Handle one incoming mail; the worker commits what this writes."""
-    ctx = _context(session, mail, message, now, settings)
-    target = reply_target(mail, message, settings)
+    reading = read_mail(mail, message, settings)
+    ctx = _context(session, mail, message, now, settings, reading)
+    target = reading.target
     if target is not None:
         _run(ctx, lambda: replies.board_reply(ctx, *target), quote=True)
     else:
-        _handle_subject(ctx)
+        _handle_subject(ctx, reading)
     ctx.flush()
 
 
 def _context(
-    session: Session, mail: InboxMail, message: EmailMessage, now: datetime, settings: Settings
+    session: Session, mail: InboxMail, message: EmailMessage, now: datetime,
+    settings: Settings, reading: MailReading,
 ) -> MailContext:
     # Answers go where the mail came from (a header may not send them to a stranger).
     sender = rates.answer_target(session, message, mail.envelope_from)
@@ -62,15 +63,13 @@ def _context(
     message_id = next(iter(validation.message_ids(message.get("Message-ID") or "")), None)
     references = validation.message_ids(message.get("References") or "")
     raw_subject = str(message.get("Subject") or "")
-    subject = protocol.strip_subject_prefixes(raw_subject)
-    body = extract_body_text(message)
     return MailContext(
         session=session,
         settings=settings,
         now=now,
         sender=sender,
-        subject=subject,
-        body=body,
+        subject=reading.subject,
+        body=reading.body,
         message_id=message_id,
         references=references,
         inbox_id=mail.id,
@@ -83,21 +82,18 @@ def _context(
 
 
 # ----------------------------------------------------------------- subject commands
-def _handle_subject(ctx: MailContext) -> None:
-    subject, body = ctx.subject, ctx.body
-    if not subject.strip():
-        lines = protocol.multiple_lines(body)
-        if not lines:
-            ctx.reply(*mails.plain_error(ctx, "Your mail has no command in its Subject line. "
-                                         "Send \"help\" as the Subject for instructions."))
-            return
-        subject, body = lines[0], ""
-    try:
-        command = protocol.parse_command(subject, body)
-    except protocol.CommandSyntaxError as error:
+def _handle_subject(ctx: MailContext, reading: MailReading) -> None:
+    # Read (Subject, or the body's first line when it is blank) by read_mail.
+    subject = reading.command_subject
+    if subject is None:
+        ctx.reply(*mails.plain_error(ctx, "Your mail has no command in its Subject line. "
+                                     "Send \"help\" as the Subject for instructions."))
+        return
+    command = reading.command
+    if command is None:
         if _answer_reply_to_our_mail(ctx, subject):
             return
-        ctx.send(mails.error_outgoing(ctx, str(error), None))
+        ctx.send(mails.error_outgoing(ctx, str(reading.error), None))
         return
     if isinstance(command, protocol.Multiple):
         _handle_multiple(ctx, command)

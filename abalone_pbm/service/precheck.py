@@ -10,9 +10,11 @@ no more argon2 runs in advance than its lines would get in the transaction.
 from __future__ import annotations
 
 from contextlib import AbstractContextManager
+from dataclasses import dataclass
 from email.message import EmailMessage
 from email.utils import getaddresses
 from typing import Any
+from weakref import WeakKeyDictionary
 
 from sqlalchemy import bindparam, select
 from sqlalchemy.orm import Session
@@ -25,7 +27,57 @@ from ..mail.decoding import extract_body_text
 from . import limits, passwords
 from .context import MailContext
 
-__all__ = ["reply_target", "PasswordsInAdvance"]
+__all__ = ["reply_target", "read_mail", "MailReading", "PasswordsInAdvance"]
+
+
+@dataclass(frozen=True)
+class MailReading:
+    """A stored mail as the mail room reads it: read once, by the password checks
+    before the transaction and by processing (the commands are frozen values)."""
+
+    #: The Subject without its ``Re:``/``Fwd:`` prefixes, and the body's text.
+    subject: str
+    body: str
+    #: (board, token) when the mail was sent to a player's reply address.
+    target: tuple[int, str] | None
+    #: The line read as the command: the Subject, or the body's first line when the
+    #: Subject is blank (None when there is none), and the body that goes with it.
+    command_subject: str | None
+    command_body: str
+    #: The command, or why that line is not one (both None: no command at all).
+    command: protocol.Command | None
+    error: protocol.CommandSyntaxError | None
+
+
+#: The reading of each message being processed (a message object is parsed anew for
+#: each attempt, so a reading never outlives the bytes it was made from).
+_readings: WeakKeyDictionary[EmailMessage, tuple[int, MailReading]] = WeakKeyDictionary()
+
+
+def read_mail(mail: InboxMail, message: EmailMessage, settings: Settings) -> MailReading:
+    """The mail's reading (see ``MailReading``), made once per message object."""
+    known = _readings.get(message)
+    if known is not None and known[0] == mail.id:
+        return known[1]
+    subject = protocol.strip_subject_prefixes(str(message.get("Subject") or ""))
+    body = extract_body_text(message)
+    target = reply_target(mail, message, settings)
+    command_subject: str | None = subject
+    command_body = body
+    if not subject.strip():
+        lines = protocol.multiple_lines(body)
+        command_subject, command_body = (lines[0], "") if lines else (None, "")
+    command: protocol.Command | None = None
+    error: protocol.CommandSyntaxError | None = None
+    if target is None and command_subject is not None:
+        try:
+            command = protocol.parse_command(command_subject, command_body)
+        except protocol.CommandSyntaxError as syntax_error:
+            error = syntax_error
+    reading = MailReading(subject, body, target, command_subject, command_body, command,
+                          error)
+    _readings[message] = (mail.id, reading)
+    return reading
 
 
 def reply_target(
@@ -66,12 +118,20 @@ class PasswordsInAdvance:
             return []
         if not named:
             return []
-        named = _within_throttle(session, self.settings, mail, named)
         userids = {userid.lower() for userid, _ in named}
-        hashes = dict(repository.read_core(session, _HASHES, {"userids": list(userids)}).all())
-        pairs = [(hashes[userid.lower()], password) for userid, password in named
-                 if userid.lower() in hashes]
-        return [pair for pair in pairs if passwords.needs_check(*pair)]
+        hashes: dict[str, str] = {
+            row.userid: row.password_hash
+            for row in repository.read_core(session, _HASHES, {"userids": list(userids)})}
+        # A password remembered as right needs no argon2 run: the throttle, which the
+        # transaction applies to every password anyway, is read here only for the
+        # others (a player's moves after the first read it once a mail, not twice).
+        costly = [(userid, password) for userid, password in named
+                  if userid.lower() in hashes
+                  and passwords.needs_check(hashes[userid.lower()], password)]
+        if not costly:
+            return []
+        return [(hashes[userid.lower()], password) for userid, password
+                in _within_throttle(session, self.settings, mail, costly)]
 
     def check(self, pairs: list[tuple[str, str]]) -> dict[tuple[str, str], bool]:
         return passwords.check_in_advance(pairs)
@@ -113,16 +173,10 @@ def _within_throttle(session: Session, settings: Settings, mail: InboxMail,
 def _named_passwords(
     mail: InboxMail, message: EmailMessage, settings: Settings
 ) -> list[tuple[str, str]]:
-    if reply_target(mail, message, settings) is not None:
-        return []  # a reply carries no password
-    subject = protocol.strip_subject_prefixes(str(message.get("Subject") or ""))
-    body = extract_body_text(message)
-    if not subject.strip():
-        lines = protocol.multiple_lines(body)
-        if not lines:
-            return []
-        subject, body = lines[0], ""
-    command = protocol.parse_command(subject, body)
+    reading = read_mail(mail, message, settings)
+    if reading.target is not None or reading.command is None:
+        return []  # a reply carries no password; processing answers a mail it cannot read
+    command = reading.command
     commands: list[Any] = [command]
     if isinstance(command, protocol.Multiple):
         commands = []
