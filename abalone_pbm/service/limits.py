@@ -160,13 +160,8 @@ def password_delay(settings: Settings, failures: int) -> timedelta:
 def _failures(ctx: MailContext, fail_scope: str, ok_scope: str,
               subject: str) -> tuple[int, datetime | None]:
     """Failures since the last success (within a day), and the time of the last one."""
-    since = ctx.now - rates.DAY
-    last_ok = rates.latest(ctx.session, ok_scope, subject, ctx.kept_events)
-    if last_ok is not None and last_ok > since:
-        since = last_ok
-    failures = rates.count(ctx.session, fail_scope, subject, since, ctx.kept_events)
-    last = rates.latest(ctx.session, fail_scope, subject, ctx.kept_events) if failures else None
-    return failures, last
+    return rates.run_since_ok(ctx.session, fail_scope, ok_scope, subject,
+                              ctx.now - rates.DAY, ctx.kept_events)
 
 
 def _from_owner(ctx: MailContext, owner_addresses: list[str]) -> bool:

@@ -26,7 +26,7 @@ from collections.abc import Iterable, Sequence
 from datetime import datetime, timedelta
 from email.message import EmailMessage, Message
 
-from sqlalchemy import bindparam, delete, func, insert, select
+from sqlalchemy import bindparam, delete, func, insert, or_, select
 from sqlalchemy.orm import Session
 
 from ..config import Settings
@@ -83,6 +83,16 @@ _COUNT = select(func.count(_EVENTS.c.id)).where(
 _LATEST = select(func.max(_EVENTS.c.at)).where(
     _EVENTS.c.scope == bindparam("scope"), _EVENTS.c.subject == bindparam("subject"))
 _RECORD = insert(_EVENTS)
+# A run of failures: those after ``since`` and after the last success, their time,
+# and the last success, in one query (the password throttle reads it for every check).
+_OK_EVENTS = _EVENTS.alias("ok_events")
+_LAST_OK = (select(func.max(_OK_EVENTS.c.at))
+            .where(_OK_EVENTS.c.scope == bindparam("ok_scope"),
+                   _OK_EVENTS.c.subject == bindparam("subject"))
+            .correlate(None).scalar_subquery())
+_RUN = select(func.count(_EVENTS.c.id), func.max(_EVENTS.c.at), _LAST_OK).where(
+    _EVENTS.c.scope == bindparam("scope"), _EVENTS.c.subject == bindparam("subject"),
+    _EVENTS.c.at > bindparam("since"), or_(_LAST_OK.is_(None), _EVENTS.c.at > _LAST_OK))
 _CONFIRMED = select(_ADDRESSES.c.address).where(
     _ADDRESSES.c.address.in_(bindparam("addresses", expanding=True)),
     _ADDRESSES.c.confirmed.is_(True))
@@ -107,6 +117,31 @@ def latest(session: Session, scope: str, subject: str, pending: Pending = ()) ->
     moments = [stored] if stored is not None else []
     moments += [at for s, subj, at in pending if s == scope and subj == subject]
     return max(moments) if moments else None
+
+
+def run_since_ok(session: Session, fail_scope: str, ok_scope: str, subject: str,
+                 since: datetime, pending: Pending = ()) -> tuple[int, datetime | None]:
+    """The events of ``fail_scope`` for ``subject`` after ``since`` and after its last
+    event of ``ok_scope`` (``pending`` included): how many, and the time of the last
+    one (None when there is none)."""
+    subject = subject[:SUBJECT_LENGTH]
+    row: tuple[int | None, datetime | None, datetime | None] = tuple(read_core(session, _RUN, {
+        "scope": fail_scope, "ok_scope": ok_scope, "subject": subject, "since": since,
+    }).one())
+    stored = row[0] or 0
+    stored_last, last_ok = row[1], row[2]
+    pending_ok = [at for s, subj, at in pending if s == ok_scope and subj == subject]
+    if pending_ok and max(pending_ok) > max(since, last_ok or since):
+        # A success not written yet ends the run later than the stored ones say.
+        since = max(pending_ok)
+        stored = count(session, fail_scope, subject, since)
+        stored_last = latest(session, fail_scope, subject) if stored else None
+    elif last_ok is not None and last_ok > since:
+        since = last_ok
+    pending_fail = [at for s, subj, at in pending
+                    if s == fail_scope and subj == subject and at > since]
+    moments = ([stored_last] if stored and stored_last is not None else []) + pending_fail
+    return stored + len(pending_fail), max(moments) if moments else None
 
 
 def record(session: Session, scope: str, subject: str, now: datetime) -> None:

@@ -161,3 +161,47 @@ def test_challenges_are_limited_per_sender_and_per_player(migrated_db_url: str, 
         assert "New Abalone Board" in challenge(stranger, "fred", "betty")
     finally:
         harness.database.dispose()
+
+
+def test_a_run_of_failures_is_read_as_count_and_latest_say(database) -> None:  # type: ignore[no-untyped-def]
+    """``rates.run_since_ok`` (one query) answers as counting and the latest events do,
+    stored and pending events mixed, on each backend."""
+    from datetime import datetime, timedelta, timezone
+
+    start = datetime(2026, 3, 1, 12, tzinfo=timezone.utc)
+    at = [start + timedelta(minutes=n) for n in range(12)]
+
+    def expected(session, subject, since, pending):  # type: ignore[no-untyped-def]
+        last_ok = rates.latest(session, "pw-ok-user", subject, pending)
+        if last_ok is not None and last_ok > since:
+            since = last_ok
+        failures = rates.count(session, "pw-user", subject, since, pending)
+        last = rates.latest(session, "pw-user", subject, pending) if failures else None
+        return failures, last
+
+    stored = {  # subject: (scope, minute) written
+        "none": [],
+        "fails": [("pw-user", 1), ("pw-user", 3), ("pw-user", 5)],
+        "ok-between": [("pw-user", 1), ("pw-ok-user", 2), ("pw-user", 4), ("pw-user", 6)],
+        "ok-last": [("pw-user", 1), ("pw-user", 2), ("pw-ok-user", 7)],
+        "other-scope": [("pw-sender", 3), ("pw-ok-sender", 4), ("pw-user", 5)],
+    }
+    pendings = [
+        [],
+        [("pw-user", 8)],
+        [("pw-ok-user", 8)],
+        [("pw-ok-user", 5), ("pw-user", 9)],
+        [("pw-user", 0)],
+    ]
+    with database.write() as session:
+        for subject, events in stored.items():
+            for scope, minute in events:
+                rates.record(session, scope, subject, at[minute])
+    with database.read() as session:
+        for subject in stored:
+            for pending_events in pendings:
+                pending = [(scope, subject, at[minute]) for scope, minute in pending_events]
+                for since in (at[0] - timedelta(days=1), at[2], at[4], at[11]):
+                    assert rates.run_since_ok(session, "pw-user", "pw-ok-user", subject,
+                                              since, pending) == \
+                        expected(session, subject, since, pending), (subject, pending, since)
