@@ -21,6 +21,11 @@ transaction, each in a savepoint of its own, committed together with all their r
 so that one synced commit serves them all; a mail that fails or needs an argon2 check
 leaves the group and is taken first, alone, by the next one.
 
+When a mail's passwords must be checked first, the checks that the next few waiting
+mails will need are made with them, several at a time (argon2 runs without the GIL),
+within the password throttle's budget (``_look_ahead``): players who all send their
+first command at once no longer wait for one check after another.
+
 With a ``handoff`` (``serve``: the sender of the same process) the replies a mail
 causes are written already leased to that sender and handed to it right after the
 commit, so it sends them at once without a transaction of its own to find them.
@@ -72,6 +77,12 @@ MAX_ATTEMPTS = 3
 GROUP_MOST = 16
 GROUP_SECONDS = 0.05
 
+#: When a mail's passwords must be checked first, the checks the next ones waiting
+#: will need are made with them (at most this many mails; see ``Worker._look_ahead``).
+LOOK_AHEAD = 8
+#: The most answers checked ahead that are kept for mails not processed yet.
+_AHEAD_KEPT = 256
+
 
 #: Bytes that were not UTF-8, as the parser hands them over (surrogate escapes).
 _ESCAPED_BYTES = re.compile("[\udc80-\udcff]")
@@ -110,8 +121,8 @@ def parse_mail(raw: bytes) -> EmailMessage:
 class PasswordHook(Protocol):
     """The service layer's argon2 checks, run before the write transaction."""
 
-    def wanted(self, session: Session, mail: InboxMail,
-               message: EmailMessage) -> list[tuple[str, str]]: ...
+    def wanted(self, session: Session, mail: InboxMail, message: EmailMessage,
+               budget: dict[str, int] | None = None) -> list[tuple[str, str]]: ...
 
     def check(self, pairs: list[tuple[str, str]]) -> dict[tuple[str, str], bool]: ...
 
@@ -121,8 +132,9 @@ class PasswordHook(Protocol):
 class _CheckFirst(Exception):
     """Leave the transaction (rolled back, nothing written), check these, come back."""
 
-    def __init__(self, pairs: list[tuple[str, str]]) -> None:
+    def __init__(self, mail_id: int, pairs: list[tuple[str, str]]) -> None:
         super().__init__("passwords to check before the transaction")
+        self.mail_id = mail_id
         self.pairs = pairs
 
 
@@ -151,6 +163,7 @@ class Worker:
         robot_turns: Callable[[set[int]], None] | None = None,
         group_most: int = 1,
         group_seconds: float = GROUP_SECONDS,
+        look_ahead: int = LOOK_AHEAD,
     ) -> None:
         self.database = database
         self.settings = settings
@@ -177,6 +190,10 @@ class Worker:
         #: The last group ended because no more mail was waiting (its last claim found
         #: none), so ``run_forever`` may sleep without a transaction to find that out.
         self.drained = False
+        #: How many waiting mails have their checks made with those of a mail that
+        #: needs some (0: none), and the answers made for mails not processed yet.
+        self.look_ahead = look_ahead
+        self._ahead: dict[tuple[str, str], bool] = {}
 
     def run_once(self) -> bool:
         """Process the next new inbox mail; False when there was none.
@@ -208,8 +225,57 @@ class Worker:
                 return self._run_group(answers, may_leave=tries_left > 0, most=most)
             except _CheckFirst as wanted:
                 assert self.passwords is not None
-                answers.update(self.passwords.check(wanted.pairs))
+                ahead = [pair for pair in self._look_ahead(wanted.mail_id)
+                         if pair not in self._ahead and pair not in wanted.pairs]
+                checked = self.passwords.check(wanted.pairs + ahead)
+                answers.update({pair: checked[pair] for pair in wanted.pairs})
+                self._keep_ahead({pair: checked[pair] for pair in ahead})
         raise AssertionError("unreachable")  # pragma: no cover
+
+    def _look_ahead(self, first_id: int) -> list[tuple[str, str]]:
+        """The argon2 checks that the next waiting mails (after the one that needs
+        some, ``first_id``) will need, so that all are made at once, several at a time
+        (``PasswordHook.check``): the first checks of players who all start at once
+        then overlap instead of waiting one behind the other.
+
+        Mails that will be dropped are passed over, and the throttle's budget is
+        shared by all of them: their wrong passwords are not counted yet, so a flood
+        of guesses gets no more checks ahead than one mail would. Best effort: any
+        error only means no checks ahead."""
+        from .db.repository import next_waiting_inbox
+
+        if self.look_ahead <= 0 or self.passwords is None:
+            return []
+        pairs: list[tuple[str, str]] = []
+        budget: dict[str, int] = {}
+        now = self.clock.now()
+        try:
+            with self.database.read() as session:
+                first = session.get(InboxMail, first_id)
+                # The first mail's own checks are taken from the budget first.
+                mails = [first] if first is not None else []
+                mails += next_waiting_inbox(session, self.look_ahead,
+                                            exclude=self.set_aside | {first_id})
+                for mail in mails:
+                    message = parse_mail(bytes(mail.raw))
+                    if self._reason_to_drop(session, mail, message, now,
+                                            count_it=False)[0] is not None:
+                        continue
+                    wanted = self.passwords.wanted(session, mail, message, budget=budget)
+                    if mail.id != first_id:
+                        pairs += wanted
+        except Exception as error:
+            log.info("no password checks ahead: %s",
+                     error_summary(error, limit=300).strip().splitlines()[-1])
+            return []
+        return pairs
+
+    def _keep_ahead(self, checked: dict[tuple[str, str], bool]) -> None:
+        """Keep answers made ahead until their mails come (the oldest go first when
+        there are many: a mail taken by another worker never comes here)."""
+        self._ahead.update(checked)
+        while len(self._ahead) > _AHEAD_KEPT:
+            del self._ahead[next(iter(self._ahead))]
 
     def _run_group(
         self, answers: dict[tuple[str, str], bool], may_leave: bool, most: int
@@ -301,31 +367,45 @@ class Worker:
 
         now = self.clock.now()
         message = parse_mail(bytes(mail.raw))
-        reason = reason_to_ignore(message, mail.envelope_from or "", self.settings.address)
-        if reason is None:
-            # The daily caps of the answer address and of the sender (§2.6).
-            envelope = mail.envelope_from or ""
-            answer_to = rates.answer_target(session, message, envelope)
-            if not answer_to:
-                problem = answer_address_problem(message, envelope)
-                reason = f"no address to answer ({problem})"
-            else:
-                reason = rates.reason_to_drop(session, self.settings, answer_to,
-                                              envelope, now)
+        reason, answer_to = self._reason_to_drop(session, mail, message, now)
         if reason is not None:
             mark_inbox(session, mail, "dropped", note=reason, now=now)
             return f"dropped: {reason}"
+        envelope = mail.envelope_from or ""
         if self.passwords is not None and may_leave:
-            pairs = [pair for pair in self.passwords.wanted(session, mail, message)
-                     if pair not in answers]
+            pairs = []
+            for pair in self.passwords.wanted(session, mail, message):
+                if pair in answers:
+                    continue
+                if pair in self._ahead:  # checked ahead, with an earlier mail's
+                    answers = {**answers, pair: self._ahead.pop(pair)}
+                    continue
+                pairs.append(pair)
             if pairs:
-                raise _CheckFirst(pairs)
+                raise _CheckFirst(mail.id, pairs)
         known = self.passwords.known(answers) if self.passwords else nullcontext()
         with known:
             self.handle(session, mail, message, now)
         rates.record_answers(session, mail.id, answer_to, envelope, now)
         mark_inbox(session, mail, "done", now=now)
         return "done"
+
+    def _reason_to_drop(self, session: Session, mail: InboxMail, message: EmailMessage,
+                        now: datetime, *, count_it: bool = True) -> tuple[str | None, str]:
+        """(why the mail is dropped unanswered or None, the address answers go to); the
+        mail is counted against its sender's daily share unless ``count_it`` is False."""
+        reason = reason_to_ignore(message, mail.envelope_from or "", self.settings.address)
+        if reason is not None:
+            return reason, ""
+        # The daily caps of the answer address and of the sender (§2.6).
+        envelope = mail.envelope_from or ""
+        answer_to = rates.answer_target(session, message, envelope)
+        if not answer_to:
+            problem = answer_address_problem(message, envelope)
+            return f"no address to answer ({problem})", ""
+        reason = rates.reason_to_drop(session, self.settings, answer_to, envelope, now,
+                                      count_it=count_it)
+        return reason, answer_to
 
     def _failed(self, mail_id: int, error: BaseException) -> None:
         """Count a failed attempt in its own transaction; park the mail after the last.

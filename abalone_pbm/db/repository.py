@@ -174,6 +174,17 @@ def claim_next_inbox(session: Session, exclude: Iterable[int] = ()) -> InboxMail
     same transaction; other processes skip a locked row (PostgreSQL) and take another.
     Ids in ``exclude`` (mails the worker had to set aside) are skipped.
     """
+    candidates = _waiting_in_turn(session, exclude)
+    claim = _CLAIM_SKIP_LOCKED if candidates and _locks_rows(session) else _CLAIM
+    for mail_id in candidates:
+        mail = session.scalars(claim, {"mail_id": mail_id}).first()
+        if mail is not None:
+            return mail
+    return None
+
+
+def _waiting_in_turn(session: Session, exclude: Iterable[int]) -> list[int]:
+    """The ids of the waiting mails in the order ``claim_next_inbox`` takes them."""
     query = _WAITING
     skipped = list(exclude)
     if skipped:
@@ -189,12 +200,21 @@ def claim_next_inbox(session: Session, exclude: Iterable[int] = ()) -> InboxMail
     # second ...; a locked row (another worker's) is passed over. Chosen again for each
     # claim, so a sender with many mails waiting goes after those with few.
     candidates.sort(key=lambda c: (c[0], waiting[c[1]], c[2]))
-    claim = _CLAIM_SKIP_LOCKED if candidates and _locks_rows(session) else _CLAIM
-    for _place, _key, mail_id in candidates:
-        mail = session.scalars(claim, {"mail_id": mail_id}).first()
-        if mail is not None:
-            return mail
-    return None
+    return [mail_id for _place, _key, mail_id in candidates]
+
+
+_MAILS = select(InboxMail).where(InboxMail.id.in_(bindparam("ids", expanding=True)))
+
+
+def next_waiting_inbox(session: Session, most: int,
+                       exclude: Iterable[int] = ()) -> list[InboxMail]:
+    """The next ``most`` waiting mails as ``claim_next_inbox`` would take them, not
+    claimed (read only: another worker may take any of them first)."""
+    ids = _waiting_in_turn(session, exclude)[:most]
+    if not ids:
+        return []
+    found = {mail.id: mail for mail in session.scalars(_MAILS, {"ids": ids})}
+    return [found[mail_id] for mail_id in ids if mail_id in found]
 
 
 _MARK_INBOX = update(_INBOX).where(_INBOX.c.id == bindparam("mail_id")).values(

@@ -7,7 +7,8 @@ path of the mail server:
   (``check_in_advance``, called with the stored hashes the mail's commands name), so
   no database lock is held while argon2 runs; inside the transaction
   ``verify_password`` finds the answer ready (``answers_known``). A hash that changed
-  in between is simply checked again.
+  in between is simply checked again. Several checks (the worker's, for the next
+  mails waiting) run at once in a small pool of threads: argon2 releases the GIL.
 - A right password is remembered for ``REMEMBER_FOR`` (as an HMAC of stored hash and
   password under a key that lives only in this process's memory, never the password),
   so a player's next move by command needs no argon2 run. Wrong passwords are never
@@ -19,11 +20,13 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import os
 import secrets
 import threading
 import time
 from collections import OrderedDict
 from collections.abc import Iterable, Iterator, Mapping
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 
 from argon2 import PasswordHasher
@@ -100,10 +103,30 @@ def needs_check(stored_hash: str, password: str) -> bool:
     return not _remembered_right(_fingerprint(stored_hash, password))
 
 
+#: Threads that run the argon2 checks of several mails at once (argon2 runs without
+#: the GIL): the first checks of players who all start at once overlap.
+CHECK_THREADS = max(1, min(2, os.cpu_count() or 1))
+_pool: ThreadPoolExecutor | None = None
+_pool_lock = threading.Lock()
+
+
+def _check_pool() -> ThreadPoolExecutor:
+    global _pool
+    with _pool_lock:
+        if _pool is None:
+            _pool = ThreadPoolExecutor(CHECK_THREADS, thread_name_prefix="abalone-pbm-argon2")
+        return _pool
+
+
 def check_in_advance(pairs: Iterable[tuple[str, str]]) -> dict[tuple[str, str], bool]:
     """The answers for these (stored hash, password) pairs, computed now (outside any
-    transaction); right ones are remembered as by ``verify_password``."""
-    return {pair: verify_password(*pair) for pair in set(pairs)}
+    transaction), at most ``CHECK_THREADS`` at a time; right ones are remembered as by
+    ``verify_password``. The caller bounds how many pairs it asks for."""
+    unique = list(dict.fromkeys(pairs))
+    if len(unique) < 2 or CHECK_THREADS < 2:
+        return {pair: verify_password(*pair) for pair in unique}
+    answers = _check_pool().map(lambda pair: verify_password(*pair), unique)
+    return dict(zip(unique, answers))
 
 
 @contextmanager

@@ -24,7 +24,7 @@ from ..config import Settings
 from ..db import repository
 from ..db.models import InboxMail, User
 from ..mail.decoding import extract_body_text
-from . import limits, passwords
+from . import limits, passwords, rates
 from .context import MailContext
 
 __all__ = ["reply_target", "read_mail", "MailReading", "PasswordsInAdvance"]
@@ -108,10 +108,16 @@ class PasswordsInAdvance:
         self.settings = settings
 
     def wanted(
-        self, session: Session, mail: InboxMail, message: EmailMessage
+        self, session: Session, mail: InboxMail, message: EmailMessage,
+        budget: dict[str, int] | None = None,
     ) -> list[tuple[str, str]]:
         """(stored hash, password) of every userid and password the mail's commands
-        name that would need an argon2 run now; [] for anything unusual."""
+        name that would need an argon2 run now; [] for anything unusual.
+
+        With a ``budget`` (the worker looking at several waiting mails at once, whose
+        wrong passwords are not counted yet) the checks it lets through are counted
+        in it, per user and per sender, across those mails (see ``_within_throttle``).
+        """
         try:
             named = _named_passwords(mail, message, self.settings)
         except Exception:  # processing will answer whatever is wrong with the mail
@@ -131,7 +137,7 @@ class PasswordsInAdvance:
         if not costly:
             return []
         return [(hashes[userid.lower()], password) for userid, password
-                in _within_throttle(session, self.settings, mail, costly)]
+                in _within_throttle(session, self.settings, mail, costly, budget)]
 
     def check(self, pairs: list[tuple[str, str]]) -> dict[tuple[str, str], bool]:
         return passwords.check_in_advance(pairs)
@@ -145,10 +151,15 @@ _HASHES = select(User.__table__.c.userid, User.__table__.c.password_hash).where(
 
 
 def _within_throttle(session: Session, settings: Settings, mail: InboxMail,
-                     named: list[tuple[str, str]]) -> list[tuple[str, str]]:
+                     named: list[tuple[str, str]],
+                     budget: dict[str, int] | None = None) -> list[tuple[str, str]]:
     """The passwords worth checking in advance: none for a user the throttle refuses
     this sender now, and per user no more than the throttle lets through in one mail
-    (the free failures and one more); any other is checked when its line runs."""
+    (the free failures and one more); any other is checked when its line runs.
+
+    With a ``budget`` shared by several mails, no more than that per user and per
+    sender across all of them: mails read before any of their wrong passwords is
+    counted must not buy more argon2 runs than one mail could."""
     envelope = (mail.envelope_from or "").strip().strip("<>").lower()
     # As of its arrival (the worker's clock is not at hand; a throttle thought to hold
     # a little too long only moves that check into the transaction).
@@ -164,9 +175,17 @@ def _within_throttle(session: Session, settings: Settings, mail: InboxMail,
             refused = user is None or limits.password_refusal(
                 ctx, user, [a.address for a in user.addresses if a.confirmed]) is not None
             taken[key] = room if refused else 0
-        if taken[key] < room:
-            taken[key] += 1
-            out.append((userid, password))
+        if taken[key] >= room:
+            continue
+        if budget is not None:
+            user_key = f"user {key}"
+            sender_key = f"sender {rates.normalise_address(envelope)}"
+            if budget.get(user_key, 0) >= room or budget.get(sender_key, 0) >= room:
+                continue
+            budget[user_key] = budget.get(user_key, 0) + 1
+            budget[sender_key] = budget.get(sender_key, 0) + 1
+        taken[key] += 1
+        out.append((userid, password))
     return out
 
 

@@ -185,9 +185,10 @@ def answer_target(session: Session, message: EmailMessage, envelope_from: str) -
 
 # ----------------------------------------------------------- the worker's daily caps
 def reason_to_drop(session: Session, settings: Settings, answer_to: str, envelope_from: str,
-                   now: datetime) -> str | None:
+                   now: datetime, *, count_it: bool = True) -> str | None:
     """Why a mail must not be processed at all (its answer address or its sender has
-    had its day's share), or None; counts the mail when it may be processed."""
+    had its day's share), or None; counts the mail when it may be processed (unless
+    ``count_it`` is False: only a look, writing nothing)."""
     since = now - DAY
     cap = settings.daily_reply_cap
     target = normalise_address(answer_to)
@@ -197,7 +198,7 @@ def reason_to_drop(session: Session, settings: Settings, answer_to: str, envelop
     mails = settings.sender_daily_mails
     if mails and sender and count(session, MAIL, sender, since) >= mails:
         return f"daily mail limit ({mails}) reached for sender {sender}"
-    if sender:
+    if sender and count_it:
         record(session, MAIL, sender, now)
     return None
 

@@ -102,7 +102,7 @@ def test_a_mail_that_needs_a_password_check_ends_the_group(database, make_settin
     checked: list[list[tuple[str, str]]] = []
 
     class Passwords:
-        def wanted(self, session, mail, message):  # type: ignore[no-untyped-def]
+        def wanted(self, session, mail, message, budget=None):  # type: ignore[no-untyped-def]
             return [("hash", "secret")] if mail.id == ids[2] else []
 
         def check(self, pairs):  # type: ignore[no-untyped-def]
@@ -114,7 +114,7 @@ def test_a_mail_that_needs_a_password_check_ends_the_group(database, make_settin
             return nullcontext()
 
     worker = Worker(database, make_settings(), clock, Echo(), passwords=Passwords(),
-                    group_most=16)
+                    group_most=16, group_seconds=30)
     assert worker.run_group() == 2 and checked == []
     # The next group starts with it: checked outside the transaction, then processed.
     assert worker.run_group() == 2 and checked == [[("hash", "secret")]]
