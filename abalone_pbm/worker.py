@@ -22,9 +22,10 @@ so that one synced commit serves them all; a mail that fails or needs an argon2 
 leaves the group and is taken first, alone, by the next one.
 
 When a mail's passwords must be checked first, the checks that the next few waiting
-mails will need are made with them, several at a time (argon2 runs without the GIL),
-within the password throttle's budget (``_look_ahead``): players who all send their
-first command at once no longer wait for one check after another.
+mails will need are started too, in a small pool of threads (argon2 runs without the
+GIL), within the password throttle's budget (``_look_ahead``): they run while the
+worker processes the mails before them, so players who all send their first command
+at once no longer wait for one check after another.
 
 With a ``handoff`` (``serve``: the sender of the same process) the replies a mail
 causes are written already leased to that sender and handed to it right after the
@@ -39,6 +40,7 @@ import re
 from datetime import datetime
 import threading
 import time
+from concurrent.futures import Future
 from email.message import EmailMessage
 from email.policy import EmailPolicy
 from contextlib import AbstractContextManager, nullcontext
@@ -78,8 +80,8 @@ GROUP_MOST = 16
 GROUP_SECONDS = 0.05
 
 #: When a mail's passwords must be checked first, the checks the next ones waiting
-#: will need are made with them (at most this many mails; see ``Worker._look_ahead``).
-LOOK_AHEAD = 8
+#: will need are started too (at most this many mails; see ``Worker._look_ahead``).
+LOOK_AHEAD = 16
 #: The most answers checked ahead that are kept for mails not processed yet.
 _AHEAD_KEPT = 256
 
@@ -124,7 +126,8 @@ class PasswordHook(Protocol):
     def wanted(self, session: Session, mail: InboxMail, message: EmailMessage,
                budget: dict[str, int] | None = None) -> list[tuple[str, str]]: ...
 
-    def check(self, pairs: list[tuple[str, str]]) -> dict[tuple[str, str], bool]: ...
+    def check_soon(self, pairs: list[tuple[str, str]]
+                   ) -> dict[tuple[str, str], Future[bool]]: ...
 
     def known(self, answers: dict[tuple[str, str], bool]) -> AbstractContextManager[None]: ...
 
@@ -190,10 +193,10 @@ class Worker:
         #: The last group ended because no more mail was waiting (its last claim found
         #: none), so ``run_forever`` may sleep without a transaction to find that out.
         self.drained = False
-        #: How many waiting mails have their checks made with those of a mail that
-        #: needs some (0: none), and the answers made for mails not processed yet.
+        #: How many waiting mails have their checks started with those of a mail that
+        #: needs some (0: none), and those checks, for mails not processed yet.
         self.look_ahead = look_ahead
-        self._ahead: dict[tuple[str, str], bool] = {}
+        self._ahead: dict[tuple[str, str], Future[bool]] = {}
 
     def run_once(self) -> bool:
         """Process the next new inbox mail; False when there was none.
@@ -225,18 +228,46 @@ class Worker:
                 return self._run_group(answers, may_leave=tries_left > 0, most=most)
             except _CheckFirst as wanted:
                 assert self.passwords is not None
-                ahead = [pair for pair in self._look_ahead(wanted.mail_id)
-                         if pair not in self._ahead and pair not in wanted.pairs]
-                checked = self.passwords.check(wanted.pairs + ahead)
-                answers.update({pair: checked[pair] for pair in wanted.pairs})
-                self._keep_ahead({pair: checked[pair] for pair in ahead})
+                # This mail's checks first (or those already under way), then the next
+                # mails' (not waited for: they run while the worker goes on).
+                soon = {pair: self._ahead.pop(pair) for pair in wanted.pairs
+                        if pair in self._ahead}
+                soon.update(self.passwords.check_soon(
+                    [pair for pair in wanted.pairs if pair not in soon]))
+                self._check_ahead(wanted.mail_id, soon)
+                for pair, future in soon.items():
+                    answers[pair] = future.result()
         raise AssertionError("unreachable")  # pragma: no cover
+
+    def _check_ahead(self, first_id: int, soon: dict[tuple[str, str], Future[bool]]) -> None:
+        """Start the checks the next waiting mails will need (``_look_ahead``), unless
+        enough are under way already."""
+        assert self.passwords is not None
+        if sum(not future.done() for future in self._ahead.values()) >= self.look_ahead:
+            return
+        ahead = [pair for pair in self._look_ahead(first_id)
+                 if pair not in self._ahead and pair not in soon]
+        if ahead:
+            self._ahead.update(self.passwords.check_soon(ahead))
+        while len(self._ahead) > _AHEAD_KEPT:
+            # The oldest go first: a mail another worker took never comes here.
+            self._ahead.pop(next(iter(self._ahead))).cancel()
+
+    def _answered_ahead(self, pair: tuple[str, str]) -> bool | None:
+        """The answer checked ahead for ``pair`` when it is ready (None: not known)."""
+        future = self._ahead.get(pair)
+        if future is None or not future.done():
+            return None
+        del self._ahead[pair]
+        if future.cancelled() or future.exception() is not None:
+            return None
+        return future.result()
 
     def _look_ahead(self, first_id: int) -> list[tuple[str, str]]:
         """The argon2 checks that the next waiting mails (after the one that needs
-        some, ``first_id``) will need, so that all are made at once, several at a time
-        (``PasswordHook.check``): the first checks of players who all start at once
-        then overlap instead of waiting one behind the other.
+        some, ``first_id``) will need, to be started now (``PasswordHook.check_soon``):
+        the first checks of players who all start at once then overlap with each other
+        and with the processing of the mails before them.
 
         Mails that will be dropped are passed over, and the throttle's budget is
         shared by all of them: their wrong passwords are not counted yet, so a flood
@@ -270,12 +301,6 @@ class Worker:
             return []
         return pairs
 
-    def _keep_ahead(self, checked: dict[tuple[str, str], bool]) -> None:
-        """Keep answers made ahead until their mails come (the oldest go first when
-        there are many: a mail taken by another worker never comes here)."""
-        self._ahead.update(checked)
-        while len(self._ahead) > _AHEAD_KEPT:
-            del self._ahead[next(iter(self._ahead))]
 
     def _run_group(
         self, answers: dict[tuple[str, str], bool], may_leave: bool, most: int
@@ -377,8 +402,9 @@ class Worker:
             for pair in self.passwords.wanted(session, mail, message):
                 if pair in answers:
                     continue
-                if pair in self._ahead:  # checked ahead, with an earlier mail's
-                    answers = {**answers, pair: self._ahead.pop(pair)}
+                right = self._answered_ahead(pair)  # checked while earlier mails ran
+                if right is not None:
+                    answers = {**answers, pair: right}
                     continue
                 pairs.append(pair)
             if pairs:

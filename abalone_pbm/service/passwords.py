@@ -4,7 +4,7 @@ An argon2 check costs tens of milliseconds of CPU. Two things keep it off the ho
 path of the mail server:
 
 - The worker checks a mail's passwords **before** its write transaction
-  (``check_in_advance``, called with the stored hashes the mail's commands name), so
+  (``check_soon``, called with the stored hashes the mail's commands name), so
   no database lock is held while argon2 runs; inside the transaction
   ``verify_password`` finds the answer ready (``answers_known``). A hash that changed
   in between is simply checked again. Several checks (the worker's, for the next
@@ -26,13 +26,13 @@ import threading
 import time
 from collections import OrderedDict
 from collections.abc import Iterable, Iterator, Mapping
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
 
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError, VerifyMismatchError
 
-__all__ = ["hash_password", "verify_password", "check_in_advance", "answers_known",
+__all__ = ["hash_password", "verify_password", "check_soon", "answers_known",
            "REMEMBER_FOR"]
 
 # Light parameters: a mail server checks one password per command, but a `multiple`
@@ -118,15 +118,12 @@ def _check_pool() -> ThreadPoolExecutor:
         return _pool
 
 
-def check_in_advance(pairs: Iterable[tuple[str, str]]) -> dict[tuple[str, str], bool]:
-    """The answers for these (stored hash, password) pairs, computed now (outside any
-    transaction), at most ``CHECK_THREADS`` at a time; right ones are remembered as by
-    ``verify_password``. The caller bounds how many pairs it asks for."""
-    unique = list(dict.fromkeys(pairs))
-    if len(unique) < 2 or CHECK_THREADS < 2:
-        return {pair: verify_password(*pair) for pair in unique}
-    answers = _check_pool().map(lambda pair: verify_password(*pair), unique)
-    return dict(zip(unique, answers))
+def check_soon(pairs: Iterable[tuple[str, str]]) -> dict[tuple[str, str], Future[bool]]:
+    """The answers for these (stored hash, password) pairs, to be computed outside any
+    transaction, at most ``CHECK_THREADS`` at a time, in the order given; right ones
+    are remembered as by ``verify_password``. The caller bounds how many it asks for."""
+    pool = _check_pool()
+    return {pair: pool.submit(verify_password, *pair) for pair in dict.fromkeys(pairs)}
 
 
 @contextmanager

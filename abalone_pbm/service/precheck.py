@@ -9,6 +9,7 @@ no more argon2 runs in advance than its lines would get in the transaction.
 
 from __future__ import annotations
 
+from concurrent.futures import Future
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from email.message import EmailMessage
@@ -139,8 +140,8 @@ class PasswordsInAdvance:
         return [(hashes[userid.lower()], password) for userid, password
                 in _within_throttle(session, self.settings, mail, costly, budget)]
 
-    def check(self, pairs: list[tuple[str, str]]) -> dict[tuple[str, str], bool]:
-        return passwords.check_in_advance(pairs)
+    def check_soon(self, pairs: list[tuple[str, str]]) -> dict[tuple[str, str], Future[bool]]:
+        return passwords.check_soon(pairs)
 
     def known(self, answers: dict[tuple[str, str], bool]) -> AbstractContextManager[None]:
         return passwords.answers_known(answers)

@@ -1,5 +1,6 @@
-"""The argon2 checks made ahead (``Worker._look_ahead``): mails that wait together have
-their passwords checked at once, several at a time, within the throttle's budget."""
+"""The argon2 checks started ahead (``Worker._look_ahead``): mails that wait together
+have their passwords checked in a pool of threads while the worker goes on, within
+the throttle's budget."""
 
 from __future__ import annotations
 
@@ -40,7 +41,7 @@ def _counting_argon2(monkeypatch) -> list[str]:  # type: ignore[no-untyped-def]
 
 def test_guesses_waiting_together_get_no_more_checks_than_one_by_one(
         harness, monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    """Mails that wait together have their checks made ahead, several at once; their
+    """Mails that wait together have their checks started ahead, in threads; their
     wrong passwords are not counted yet, so the throttle's budget is shared: twenty
     guesses get as many argon2 runs as when each mail came alone."""
     harness.signup("fred", "Right-Pw")
@@ -60,29 +61,29 @@ def test_guesses_waiting_together_get_no_more_checks_than_one_by_one(
 
 def test_first_checks_of_mails_waiting_together_are_made_at_once(
         harness, monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    """Players who all send their first command at once: the worker checks the next
-    waiting mails' passwords with the first one's (each once), not one per
-    transaction; the wrong one among them is still refused."""
+    """Players who all send their first command at once: with the first mail's check
+    the worker starts those of the next waiting mails (each once), instead of one
+    check before each transaction; the wrong one among them is still refused."""
     from abalone_pbm.service import passwords
 
     players = [f"p{n}" for n in range(6)]
     for userid in players:
         harness.signup(userid, f"Pw-{userid}")
     batches: list[int] = []
-    real_check = passwords.check_in_advance
+    real_check = passwords.check_soon
 
     def check(pairs):  # type: ignore[no-untyped-def]
         pairs = list(pairs)
         batches.append(len(pairs))
         return real_check(pairs)
 
-    monkeypatch.setattr(passwords, "check_in_advance", check)
+    monkeypatch.setattr(passwords, "check_soon", check)
     runs = _counting_argon2(monkeypatch)
     for userid in players:
         password = "wrong" if userid == "p3" else f"Pw-{userid}"
         _store(harness, f"{userid}@example.org", f"vacation {userid} {password} on")
     sent = harness.run()
-    assert batches and batches[0] == 6, batches  # the first mail's check and five ahead
+    assert batches == [1, 5], batches  # the first mail's check, then five ahead
     assert len(runs) == 6  # each password checked once
     for userid in players:
         body = "\n".join(s.body for s in sent if s.to == f"{userid}@example.org")
