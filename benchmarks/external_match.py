@@ -44,7 +44,8 @@ for path in (str(REPO), str(BENCHMARKS)):
 
 from abalone_pbm.robots import ENGINES, make_engine  # noqa: E402
 from abalone_pbm.rules import Board, Rules  # noqa: E402
-from abalone_pbm.rules.geometry import CELLS, DIAGONAL_OF, ROW_OF  # noqa: E402
+from abalone_pbm.rules.geometry import (  # noqa: E402
+    CELL_BY_NAME, CELL_NAMES, CELLS, DIAGONAL_OF, OFFSETS, ROW_OF, iter_bits)
 from abalone_pbm.rules.moves import Move  # noqa: E402
 from robots import EngineStats, GameResult, summary_line  # noqa: E402
 
@@ -133,7 +134,71 @@ def build_cotix(source: Path, cache: Path) -> Path:
     return binary
 
 
-# ---------------------------------------------------------------- the engine process
+# ---------------------------------------------------------------- the Java engine
+VERLOOP_URL = "https://github.com/MichielVerloop/AbaloneAI"
+VERLOOP_MARKER = "abalone/src/model/gamelogic/GameState.java"
+#: Our layouts that their StartingLayout has (the cells agree: tested in new_game).
+VERLOOP_LAYOUTS = {"standard": "STANDARD2", "belgian-daisy": "BELGIAN_DAISY"}
+#: Libraries their model classes import, as Debian packages them (libopencsv-java,
+#: libguava-java); Maven Central is the other source.
+JAVA_LIBRARIES = ("opencsv", "guava", "commons-lang3", "commons-text", "commons-beanutils",
+                  "commons-collections4")
+#: Their JSON library (Genson) only annotates constructors for loading player files,
+#: which the driver does not use; this declaration lets their sources compile without it.
+GENSON_ANNOTATION = """package com.owlike.genson.annotation;
+import java.lang.annotation.*;
+@Retention(RetentionPolicy.RUNTIME)
+@Target({ElementType.FIELD, ElementType.METHOD, ElementType.PARAMETER, ElementType.CONSTRUCTOR})
+public @interface JsonProperty {
+    String value() default "";
+    boolean serialize() default true;
+    boolean deserialize() default true;
+    String[] aliases() default {};
+}
+"""
+
+
+def java_classpath() -> list[str]:
+    jars = []
+    for name in JAVA_LIBRARIES:
+        found = next((str(p) for p in (Path("/usr/share/java") / f"{name}.jar",) if p.is_file()),
+                     None)
+        if found is None:
+            candidates = sorted((Path.home() / ".m2" / "repository").glob(f"**/{name}-*.jar"))
+            found = str(candidates[-1]) if candidates else None
+        if found is None and name in ("opencsv", "guava"):
+            raise SystemExit(f"{name}.jar is needed to build the Java engine "
+                             "(apt-get install libopencsv-java libguava-java)")
+        if found is not None:
+            jars.append(found)
+    return jars
+
+
+def build_verloop(source: Path, cache: Path) -> list[str]:
+    """Compile our driver against their sources; the classpath to run it."""
+    driver = DRIVERS / "VerloopDriver.java"
+    sources = source / "abalone" / "src"
+    digest = hashlib.sha1(driver.read_bytes() + b"".join(
+        p.read_bytes() for p in sorted(sources.rglob("*.java")))).hexdigest()[:12]
+    build = cache / f"verloop-{digest}"
+    libraries = java_classpath()
+    classpath = [str(build / "classes"), *libraries]
+    if (build / "classes" / "model" / "artificialintelligence" / "minimax"
+            / "VerloopDriver.class").is_file():
+        return classpath
+    if shutil.which("javac") is None:
+        raise SystemExit("javac is needed to build the Java engine")
+    annotation = build / "annotations" / "com" / "owlike" / "genson" / "annotation"
+    annotation.mkdir(parents=True, exist_ok=True)
+    (annotation / "JsonProperty.java").write_text(GENSON_ANNOTATION)
+    command = ["javac", "-nowarn", "-d", str(build / "classes"), "-cp", ":".join(libraries),
+               "-sourcepath", f"{sources}:{build / 'annotations'}", str(driver)]
+    print("building: " + " ".join(command), file=sys.stderr)
+    subprocess.run(command, check=True)
+    return classpath
+
+
+# ---------------------------------------------------------------- the engine processes
 @dataclass
 class Reply:
     """What the engine answered: our two marble masks after its move, and its search."""
@@ -148,24 +213,54 @@ class EngineError(RuntimeError):
     """The engine answered something we cannot play (reported, the engine loses)."""
 
 
-class CotixEngine:
-    name = "cotix"
+class LineEngine:
+    """An engine process that answers one line per request line."""
 
-    def __init__(self, binary: Path, hash_mb: int) -> None:
-        self.process = subprocess.Popen(
-            [str(binary), str(hash_mb)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-            text=True, bufsize=1)
+    name = "engine"
+
+    def __init__(self, command: list[str]) -> None:
+        self.process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                        text=True, bufsize=1)
 
     def request(self, line: str) -> list[str]:
         assert self.process.stdin is not None and self.process.stdout is not None
-        self.process.stdin.write(line + "\n")
-        self.process.stdin.flush()
+        try:
+            self.process.stdin.write(line + "\n")
+            self.process.stdin.flush()
+        except BrokenPipeError:
+            raise EngineError(f"engine exited (status {self.process.poll()})") from None
         answer = self.process.stdout.readline().split()
         if not answer or answer[0] == "error":
-            raise EngineError(f"engine answered {' '.join(answer) or 'nothing'} to {line!r}")
+            raise EngineError(f"engine answered {' '.join(answer) or 'nothing'} to {line[:60]!r}")
         return answer
 
-    def new_game(self) -> None:
+    def observe(self, board: Board) -> None:
+        """A move was played on ``board`` (by us, or as an opening move)."""
+
+    def close(self) -> None:
+        if self.process.poll() is None:
+            try:
+                assert self.process.stdin is not None
+                self.process.stdin.write("quit\n")
+                self.process.stdin.flush()
+            except OSError:
+                pass
+            try:
+                self.process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+
+
+class CotixEngine(LineEngine):
+    """Stateless between moves: every request carries the whole position."""
+
+    name = "cotix"
+
+    def __init__(self, binary: Path, hash_mb: int) -> None:
+        super().__init__([str(binary), str(hash_mb)])
+
+    def new_game(self, layout: str, board: Board) -> None:
         self.request("new")
 
     def start_boards(self, which: str) -> tuple[int, int]:
@@ -195,17 +290,63 @@ class CotixEngine:
             raise EngineError(f"engine put a marble off the board ({error})") from None
         return Reply(masks, int(answer[3]), int(answer[5]), int(answer[6]) / 1000)
 
-    def close(self) -> None:
-        if self.process.poll() is None:
-            try:
-                self.request("quit")
-            except (EngineError, OSError):
-                pass
-            try:
-                self.process.wait(timeout=5)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
+
+def position_text(board: Board) -> str:
+    """Both sides' cells in our (and their) notation: 'a1 a2 ... / i5 ...'."""
+    return " / ".join(" ".join(sorted(CELL_NAMES[c] for c in iter_bits(board.marbles(seat))))
+                      for seat in (1, 2))
+
+
+def masks_of(text: list[str]) -> tuple[int, int]:
+    masks = [0, 0]
+    side = 0
+    for word in text:
+        if word == "/":
+            side += 1
+        elif word in CELL_BY_NAME and side < 2:
+            masks[side] |= 1 << CELL_BY_NAME[word]
+        else:
+            raise EngineError(f"engine named {word!r} in a position")
+    return masks[0], masks[1]
+
+
+class VerloopEngine(LineEngine):
+    """Keeps its own game: it is told every move and its own moves are played in it."""
+
+    name = "verloop"
+
+    def __init__(self, classpath: list[str]) -> None:
+        super().__init__(["java", "-cp", ":".join(classpath),
+                          "model.artificialintelligence.minimax.VerloopDriver"])
+        self.known_ply = 0
+
+    def new_game(self, layout: str, board: Board) -> None:
+        if layout not in VERLOOP_LAYOUTS:
+            raise SystemExit(f"the Java engine sets up only {', '.join(VERLOOP_LAYOUTS)}")
+        answer = self.request(f"new {VERLOOP_LAYOUTS[layout]}")
+        if masks_of(answer[1:]) != (board.marbles(1), board.marbles(2)):
+            raise SystemExit(f"their {layout} is not ours: {' '.join(answer[1:])}")
+        self.known_ply = board.ply
+
+    def observe(self, board: Board) -> None:
+        if board.ply != self.known_ply:
+            move = board.peek()
+            assert move is not None
+            cells = iter_bits(move.cells)
+            target = CELL_NAMES[cells[0] + OFFSETS[move.direction]]
+            line = " ".join(CELL_NAMES[c] for c in cells)
+            self.request(f"play {line} > {target} = {position_text(board)}")
+            self.known_ply = board.ply
+
+    def choose(self, board: Board, budget: float) -> Reply:
+        answer = self.request(f"go {max(1, round(budget * 1000))}")
+        if answer[0] != "move" or len(answer) < 4:
+            raise EngineError(f"engine answered {' '.join(answer)}")
+        self.known_ply = board.ply + 1
+        return Reply(masks_of(answer[1:-2]), int(answer[-2]), 0, int(answer[-1]) / 1000)
+
+
+Engine = CotixEngine | VerloopEngine
 
 
 def move_to(board: Board, masks: tuple[int, int]) -> Move | None:
@@ -230,32 +371,29 @@ class MatchSpec:
     seed: int
 
 
-def opening_board(spec: MatchSpec, index: int) -> Board:
-    """The layout of the pair ``index // 2`` followed by its random opening moves."""
+def play_game(spec: MatchSpec, index: int, engine: Engine,
+              thinking: dict[str, float] | None = None) -> GameResult:
+    """Game ``index``: ours ("a") against the engine ("b").  Pair ``index // 2`` plays
+    its layout and random opening twice, ours moving first after it in the even game."""
     pair = index // 2
-    board = Board.from_layout(spec.layouts[pair % len(spec.layouts)],
-                              Rules(players=2, movelimit=spec.movelimit))
+    layout = spec.layouts[pair % len(spec.layouts)]
+    board = Board.from_layout(layout, Rules(players=2, movelimit=spec.movelimit))
+    engine.new_game(layout, board)
     opening = random.Random(spec.seed * 1_000_003 + pair)
     for _ in range(spec.opening_moves):
         moves = list(board.generate_legal_moves())
         if not moves:
             break
         board.push(opening.choice(moves))
-    return board
-
-
-def play_game(spec: MatchSpec, index: int, engine: CotixEngine) -> GameResult:
-    """Game ``index``: ours ("a") against the engine ("b"); ours plays first in even games."""
-    board = opening_board(spec, index)
-    layout = spec.layouts[(index // 2) % len(spec.layouts)]
+        engine.observe(board)
     # Colours are swapped by the seat to move after the opening, so the pair plays the
     # same position from both sides.
     ours_seat = board.turn if index % 2 == 0 else 3 - board.turn
     robot = make_engine(spec.ours)
-    engine.new_game()
     stats = {"a": EngineStats(), "b": EngineStats()}
     move_rng = random.Random(spec.seed * 7919 + index)
-    failure: str | None = None
+    failure: str | None = None  # the engine's answer is no legal move: it loses
+    aborted: str | None = None  # the engine refuses a move of ours: no result
     while board.outcome() is None:
         mine = board.turn == ours_seat
         st = stats["a" if mine else "b"]
@@ -294,11 +432,20 @@ def play_game(spec: MatchSpec, index: int, engine: CotixEngine) -> GameResult:
                 st.mid_moves += 1
                 st.mid_depth_total += reply.depth
         st.moves += 1
+        if thinking is not None:
+            thinking["a" if mine else "b"] += took
         st.longest = max(st.longest, took)
         if took > spec.budget:
             st.over_budget += 1
         board.push(move)
-    if failure is not None:
+        try:
+            engine.observe(board)
+        except EngineError as error:
+            aborted = str(error)
+            break
+    if aborted is not None:
+        winner, reason = "draw", f"aborted, {engine.name} could not follow the move: {aborted}"
+    elif failure is not None:
         winner, reason = "a", f"illegal answer, {engine.name} forfeits: {failure}"
     else:
         outcome = board.outcome()
@@ -322,7 +469,7 @@ def report_game(r: GameResult, ours: str, theirs: str) -> None:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--ours", default="boulder", choices=sorted(ENGINES))
-    parser.add_argument("--engine", default="cotix", choices=["cotix"])
+    parser.add_argument("--engine", default="cotix", choices=["cotix", "verloop"])
     parser.add_argument("--games", type=int, default=8)
     parser.add_argument("--budget", type=float, default=1.0, help="seconds per move, both sides")
     parser.add_argument("--movelimit", type=int, default=150)
@@ -334,6 +481,8 @@ def main(argv: list[str] | None = None) -> int:
                         help=f"Cotix/Abalone source tree or git repository (default: clone {COTIX_URL})")
     parser.add_argument("--cotix-hash-mb", type=int, default=512,
                         help="memory of the Cotix transposition tables (theirs: 2048)")
+    parser.add_argument("--verloop-src", default=None,
+                        help=f"AbaloneAI source tree or git repository (default: clone {VERLOOP_URL})")
     parser.add_argument("--cache-dir", default=str(DEFAULT_CACHE),
                         help="where clones and built engines are kept")
     args = parser.parse_args(argv)
@@ -343,33 +492,43 @@ def main(argv: list[str] | None = None) -> int:
             Board.from_layout(name, Rules(players=2))
         except ValueError as error:
             parser.error(f"layout {name}: {error}")
+        if args.engine == "verloop" and name not in VERLOOP_LAYOUTS:
+            parser.error(f"the Java engine sets up only {', '.join(VERLOOP_LAYOUTS)}")
 
     cache = Path(args.cache_dir).expanduser()
-    source = resolve_source(args.cotix_src, COTIX_URL, "Game.cpp", cache, "Cotix-Abalone")
-    binary = build_cotix(source, cache)
+    engine: Engine
+    if args.engine == "cotix":
+        source = resolve_source(args.cotix_src, COTIX_URL, "Game.cpp", cache, "Cotix-Abalone")
+        engine = CotixEngine(build_cotix(source, cache), args.cotix_hash_mb)
+    else:
+        source = resolve_source(args.verloop_src, VERLOOP_URL, VERLOOP_MARKER, cache,
+                                "MichielVerloop-AbaloneAI")
+        engine = VerloopEngine(build_verloop(source, cache))
     spec = MatchSpec(args.ours, layouts, args.opening_moves, args.budget, args.movelimit,
                      args.seed)
-    engine = CotixEngine(binary, args.cotix_hash_mb)
     results: list[GameResult] = []
+    thinking = {"a": 0.0, "b": 0.0}
     started = time.perf_counter()
     try:
         for index in range(args.games):
-            result = play_game(spec, index, engine)
+            result = play_game(spec, index, engine, thinking)
             results.append(result)
             report_game(result, args.ours, engine.name)
     finally:
         engine.close()
     elapsed = time.perf_counter() - started
-    print_summary(args, spec, engine.name, results, elapsed)
+    print_summary(spec, engine.name, results, thinking, elapsed)
     return 0
 
 
-def print_summary(args: argparse.Namespace, spec: MatchSpec, theirs: str,
-                  results: list[GameResult], elapsed: float) -> None:
+def print_summary(spec: MatchSpec, theirs: str, played: list[GameResult],
+                  thinking: dict[str, float], elapsed: float) -> None:
     ours = spec.ours
+    aborted = [r for r in played if r.reason.startswith("aborted")]
+    results = [r for r in played if not r.reason.startswith("aborted")]
     n = len(results) or 1
     print()
-    print(f"{ours} vs {theirs}: {len(results)} games, budget {spec.budget} s/move each, "
+    print(f"{ours} vs {theirs}: {len(played)} games, budget {spec.budget} s/move each, "
           f"move limit {spec.movelimit}, layouts {','.join(spec.layouts)}, "
           f"{spec.opening_moves} random opening moves, seed {spec.seed}")
     line, _ = summary_line(ours, theirs, results)
@@ -377,7 +536,7 @@ def print_summary(args: argparse.Namespace, spec: MatchSpec, theirs: str,
     at_limit = sum(r.reason.startswith("move limit") for r in results)
     forfeits = sum(r.reason.startswith("illegal answer") for r in results)
     print(f"  ended at the move limit: {at_limit}; {theirs} forfeits by an illegal answer: "
-          f"{forfeits}")
+          f"{forfeits}; aborted (left out above): {len(aborted)}")
     print(f"  mean pushed off: {ours} {sum(r.ejected_a for r in results) / n:.2f}, "
           f"{theirs} {sum(r.ejected_b for r in results) / n:.2f}; "
           f"mean length {sum(r.plies for r in results) / n:.0f} plies")
@@ -385,13 +544,14 @@ def print_summary(args: argparse.Namespace, spec: MatchSpec, theirs: str,
         total = EngineStats()
         for r in results:
             total.add(r.stats[key])
-        line = (f"  {name}: {total.moves} moves, longest {total.longest:.2f} s "
-                f"({total.over_budget} over the budget)")
+        moves = sum(r.stats[key].moves for r in played) or 1
+        line = (f"  {name}: {total.moves} moves, {thinking[key] / moves:.2f} s a move, longest "
+                f"{total.longest:.2f} s ({total.over_budget} over the budget)")
         if total.searched:
             line += f", mean depth {total.depth_total / total.searched:.2f}"
             if total.mid_moves:
                 line += f" (middlegame plies 10-60: {total.mid_depth_total / total.mid_moves:.2f})"
-            if total.seconds > 0:
+            if total.seconds > 0 and total.nodes > 0:
                 line += f", {total.nodes / total.seconds:,.0f} nodes/s"
         print(line)
     print(f"  wall time {elapsed:.0f} s")
