@@ -92,7 +92,8 @@ def from_cotix(bits: int) -> int:
 
 
 # ---------------------------------------------------------------- building
-def resolve_source(given: str | None, url: str, marker: str, cache: Path, name: str) -> Path:
+def resolve_source(given: str | None, url: str, marker: str, cache: Path, name: str,
+                   option: str = "the --...-src option") -> Path:
     """A source tree holding ``marker``: ``given`` itself, or a clone of ``given`` (a git
     repository, bare or not) or of ``url`` into the cache."""
     if given is not None:
@@ -109,7 +110,10 @@ def resolve_source(given: str | None, url: str, marker: str, cache: Path, name: 
             shutil.rmtree(target)
         cache.mkdir(parents=True, exist_ok=True)
         print(f"cloning {origin} into {target}", file=sys.stderr)
-        subprocess.run(["git", "clone", "--quiet", origin, str(target)], check=True)
+        clone = subprocess.run(["git", "clone", "--quiet", origin, str(target)])
+        if clone.returncode != 0:
+            raise SystemExit(f"could not clone {origin}: name a checkout of it, or a git "
+                             f"repository, with {option}")
     if not (target / marker).is_file():
         raise SystemExit(f"{origin}: no {marker} in its checkout")
     return target
@@ -498,11 +502,12 @@ def main(argv: list[str] | None = None) -> int:
     cache = Path(args.cache_dir).expanduser()
     engine: Engine
     if args.engine == "cotix":
-        source = resolve_source(args.cotix_src, COTIX_URL, "Game.cpp", cache, "Cotix-Abalone")
+        source = resolve_source(args.cotix_src, COTIX_URL, "Game.cpp", cache, "Cotix-Abalone",
+                                "--cotix-src")
         engine = CotixEngine(build_cotix(source, cache), args.cotix_hash_mb)
     else:
         source = resolve_source(args.verloop_src, VERLOOP_URL, VERLOOP_MARKER, cache,
-                                "MichielVerloop-AbaloneAI")
+                                "MichielVerloop-AbaloneAI", "--verloop-src")
         engine = VerloopEngine(build_verloop(source, cache))
     spec = MatchSpec(args.ours, layouts, args.opening_moves, args.budget, args.movelimit,
                      args.seed)

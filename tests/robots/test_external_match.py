@@ -1,0 +1,155 @@
+"""benchmarks/external_match.py: our board as the outside engines see it.
+
+The cell mapping is checked in pure Python.  The checks against the engines themselves
+need their sources (``ABALONE_COTIX_SRC`` / ``ABALONE_VERLOOP_SRC``, a source tree or a
+git repository, or the clones the script keeps in its cache) and g++ or javac; without
+them they are skipped.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import random
+import shutil
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+from abalone_pbm.rules import Board
+from abalone_pbm.rules.geometry import CELLS, OFFSETS, on_board
+
+SCRIPT = Path(__file__).resolve().parents[2] / "benchmarks" / "external_match.py"
+
+
+def _load() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("external_match", SCRIPT)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["external_match"] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+em = _load()
+
+# Their shift for each of our directions (Game.cpp: UP_LEFT = 11, UP_RIGHT = 10, LEFT = 1,
+# RIGHT = -1, DOWN_LEFT = -10, DOWN_RIGHT = -11).
+COTIX_STEPS = {-1, 1, -10, 10, -11, 11}
+
+
+def test_the_mapping_is_one_to_one_and_keeps_neighbours() -> None:
+    bits = {em.OUR_TO_COTIX[cell] for cell in CELLS}
+    assert len(bits) == 61
+    # Their playing field (Game.cpp PLAYING_FIELD): rows 1-9 of the 11 x 11 grid.
+    rows = {bit // 11 for bit in bits}
+    assert rows == set(range(1, 10))
+    for cell in CELLS:
+        for offset in OFFSETS:
+            if on_board(cell + offset):
+                step = em.OUR_TO_COTIX[cell + offset] - em.OUR_TO_COTIX[cell]
+                assert step in COTIX_STEPS
+    mask = sum(1 << c for c in CELLS[::3])
+    assert em.from_cotix(em.to_cotix(mask)) == mask
+    with pytest.raises(ValueError):
+        em.from_cotix(1)  # bit 0 is padding in their grid
+
+
+def _source(variable: str, marker: str, prefix: str) -> Path | None:
+    given = os.environ.get(variable)
+    candidates = [Path(given)] if given else sorted(em.DEFAULT_CACHE.glob(f"{prefix}*"))
+    for path in candidates:
+        if (path / marker).is_file() or (path / "HEAD").is_file():
+            return path
+    return None
+
+
+@pytest.fixture(scope="module")
+def cotix(tmp_path_factory: pytest.TempPathFactory) -> Iterator[object]:
+    if shutil.which("g++") is None:
+        pytest.skip("g++ is not installed")
+    given = _source("ABALONE_COTIX_SRC", "Game.cpp", "Cotix-Abalone")
+    if given is None:
+        pytest.skip("no Cotix/Abalone source (set ABALONE_COTIX_SRC)")
+    source = em.resolve_source(str(given), em.COTIX_URL, "Game.cpp", em.DEFAULT_CACHE,
+                               "Cotix-Abalone")
+    engine = em.CotixEngine(em.build_cotix(source, em.DEFAULT_CACHE), 16)
+    yield engine
+    engine.close()
+
+
+def test_their_daisy_is_our_belgian_daisy(cotix: em.CotixEngine) -> None:
+    first, second = cotix.start_boards("daisy")
+    board = Board.from_layout("belgian-daisy")
+    assert (em.from_cotix(first), em.from_cotix(second)) == (board.marbles(1), board.marbles(2))
+
+
+def test_their_standard_start_puts_a_row_off_the_board(cotix: em.CotixEngine) -> None:
+    # Their constructor's layout: player 1 is our first seat's standard start, player 0's
+    # back row sits on the padding row 0, which is why the driver is handed the boards.
+    first, second = cotix.start_boards("start")
+    assert em.from_cotix(second) == Board.from_layout("standard").marbles(1)
+    with pytest.raises(ValueError):
+        em.from_cotix(first)
+
+
+@pytest.mark.parametrize("layout", ["standard", "belgian-daisy", "german-daisy"])
+def test_every_move_they_generate_is_legal_for_us(cotix: em.CotixEngine, layout: str) -> None:
+    board = Board.from_layout(layout)
+    rng = random.Random(layout)
+    for _ in range(30):
+        ours = set()
+        for move in board.generate_legal_moves():
+            board.push(move)
+            ours.add((board.marbles(1), board.marbles(2)))
+            board.pop()
+        theirs = set(cotix.moves(board))
+        assert theirs and theirs <= ours
+        board.push(rng.choice(list(board.generate_legal_moves())))
+
+
+def test_a_cotix_move_is_read_back_as_our_legal_move(cotix: em.CotixEngine) -> None:
+    board = Board.from_layout("belgian-daisy")
+    cotix.new_game("belgian-daisy", board)
+    reply = cotix.choose(board, 0.05)
+    move = em.move_to(board, reply.masks)
+    assert move is not None and move in board.legal_moves
+    assert reply.depth >= 2
+
+
+@pytest.fixture(scope="module")
+def verloop() -> Iterator[object]:
+    if shutil.which("javac") is None or shutil.which("java") is None:
+        pytest.skip("javac is not installed")
+    given = _source("ABALONE_VERLOOP_SRC", em.VERLOOP_MARKER, "MichielVerloop-AbaloneAI")
+    if given is None:
+        pytest.skip("no AbaloneAI source (set ABALONE_VERLOOP_SRC)")
+    try:
+        em.java_classpath()
+    except SystemExit:
+        pytest.skip("opencsv/guava jars are not installed")
+    source = em.resolve_source(str(given), em.VERLOOP_URL, em.VERLOOP_MARKER,
+                               em.DEFAULT_CACHE, "MichielVerloop-AbaloneAI")
+    engine = em.VerloopEngine(em.build_verloop(source, em.DEFAULT_CACHE))
+    yield engine
+    engine.close()
+
+
+def test_java_engine_layouts_and_moves_agree_with_ours(verloop: em.VerloopEngine) -> None:
+    for layout in em.VERLOOP_LAYOUTS:
+        board = Board.from_layout(layout)
+        verloop.new_game(layout, board)  # raises when their layout differs from ours
+        rng = random.Random(layout)
+        for _ in range(6):  # our moves, followed by their board
+            board.push(rng.choice(list(board.generate_legal_moves())))
+            verloop.observe(board)
+        reply = verloop.choose(board, 0.05)
+        move = em.move_to(board, reply.masks)
+        assert move is not None
+        board.push(move)
+        verloop.observe(board)  # their own move is not sent back
+        board.push(rng.choice(list(board.generate_legal_moves())))
+        verloop.observe(board)
