@@ -1,27 +1,36 @@
 """Matches against public engines: one of our robots against an outside Abalone engine.
 
     python benchmarks/external_match.py --ours boulder --engine cotix --games 8 --budget 1
-    python benchmarks/external_match.py --engine cotix --cotix-src /path/to/Abalone --games 2 --budget 0.3
+    python benchmarks/external_match.py --engine verloop --verloop-src DIR --games 2 --budget 0.3
 
-Engines: ``cotix`` (github.com/Cotix/Abalone, C++ 128-bit bitboards, alpha-beta with
-iterative deepening).  The script builds it from a checkout (``--cotix-src DIR``: a
-source tree or a git repository, bare or not; by default a clone of the GitHub
-repository in ``--cache-dir``) together with our driver ``benchmarks/engines/
-cotix_driver.cpp``, which speaks a line protocol on stdin/stdout.  Their code is
-used unchanged and never copied into this tree.
+Engines:
+
+* ``cotix`` (github.com/Cotix/Abalone): C++, 128-bit bitboards, alpha-beta with
+  iterative deepening.  Built with g++ together with our driver
+  ``benchmarks/engines/cotix_driver.cpp``, which is handed the whole position each
+  move, so every layout of ours can be played.
+* ``verloop`` (github.com/MichielVerloop/AbaloneAI): Java alpha-beta with a
+  transposition table and move ordering (the settings of its README).  Compiled with
+  javac together with our ``benchmarks/engines/VerloopDriver.java``; it keeps its own
+  game, is told every move, and sets up ``standard`` and ``belgian-daisy`` only.
+
+``--cotix-src DIR`` / ``--verloop-src DIR`` name a source tree or a git repository
+(bare or not); without them the GitHub repository is cloned into ``--cache-dir``.
+Their code is used unchanged and never copied into this tree.
 
 Both sides get the same time per move (``--budget``).  Games cycle through the
-layouts (``standard`` and ``belgian-daisy`` by default; any two-player layout of
-ours works, the driver is handed the bitboards), each opening followed by
+layouts (``standard`` and ``belgian-daisy`` by default), each opening followed by
 ``--opening-moves`` random moves; every opening is played twice with the colours
 swapped.  The move limit (default 150 plies) decides as in ``benchmarks/robots.py``:
 more marbles pushed off wins, equal is a draw.
 
 Every position the engine answers is checked against our rules: the move is the one
 legal move of ours that leads to it.  When none does, the game ends there as a loss
-for the engine and the line says so.  Prints one line per game and the summary:
-score, Elo difference with its 95 % interval, wins by pushing off six for each side,
-games that reached the move limit, search depth and speed of both sides.
+for the engine and the line says so; a move of ours the engine refuses (their rules
+differ) aborts the game, which is left out of the score.  Prints one line per game
+and the summary: score, Elo difference with its 95 % interval, wins by pushing off
+six for each side, games that reached the move limit, time per move, search depth
+and speed of both sides.
 """
 
 from __future__ import annotations
@@ -482,11 +491,13 @@ def main(argv: list[str] | None = None) -> int:
                         help="random moves played after the layout, before the engines")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--cotix-src", default=None,
-                        help=f"Cotix/Abalone source tree or git repository (default: clone {COTIX_URL})")
+                        help="Cotix/Abalone source tree or git repository "
+                        f"(default: clone {COTIX_URL})")
     parser.add_argument("--cotix-hash-mb", type=int, default=512,
                         help="memory of the Cotix transposition tables (theirs: 2048)")
     parser.add_argument("--verloop-src", default=None,
-                        help=f"AbaloneAI source tree or git repository (default: clone {VERLOOP_URL})")
+                        help="AbaloneAI source tree or git repository "
+                        f"(default: clone {VERLOOP_URL})")
     parser.add_argument("--cache-dir", default=str(DEFAULT_CACHE),
                         help="where clones and built engines are kept")
     args = parser.parse_args(argv)

@@ -91,7 +91,8 @@ public final class VerloopDriver {
         StringBuilder out = new StringBuilder();
         for (int i = 0; i < sides.length; i++) {
             if (i > 0) out.append(" /");
-            TreeSet<String> cells = new TreeSet<>(Arrays.asList(sides[i].trim().toLowerCase().split("\\s+")));
+            String[] words = sides[i].trim().toLowerCase().split("\\s+");
+            TreeSet<String> cells = new TreeSet<>(Arrays.asList(words));
             cells.remove("");
             for (String cell : cells) out.append(out.length() == 0 ? "" : " ").append(cell);
         }
