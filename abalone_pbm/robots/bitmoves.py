@@ -163,3 +163,45 @@ def tactical_children(me: int, op: int, edge: int) -> list[Child]:
                     else:
                         append((EJECT, diff, me ^ diff, op ^ (1 << t)))
     return out
+
+
+#: A push in team play whose line takes a partner's marbles along:
+#: (line cells rear to front, direction offset, pushed marbles, ejects).
+PartnerPush = tuple[tuple[int, ...], int, int, bool]
+
+
+def partner_pushes(own: int, friends: int, enemy: int) -> list[PartnerPush]:
+    """The pushes whose line has ``own`` marble at the rear and a partner's marble in
+    it (team play: a partner's marbles move with one's own only in a push).  Lines of
+    two push one marble, lines of three one or two; a pushed marble that leaves the
+    board is ejected.  :func:`children` gives every other move."""
+    mine = own | friends
+    free = GRID_MASK & ~(mine | enemy)
+    out: list[PartnerPush] = []
+    for o in OFFSETS:
+        if o > 0:
+            second = (own << o) & mine
+            third = (second << o) & mine
+        else:
+            second = (own >> -o) & mine
+            third = (second >> -o) & mine
+        # Fronts of lines of two with a partner in front, and of three with one inside.
+        for fronts, length in ((second & friends, 2), (third, 3)):
+            while fronts:
+                low = fronts & -fronts
+                fronts ^= low
+                front = low.bit_length() - 1
+                line = tuple(front - k * o for k in range(length - 1, -1, -1))
+                if length == 3 and not any(friends >> c & 1 for c in line):
+                    continue
+                target = front + o
+                if not enemy >> target & 1:
+                    continue
+                after = target + o
+                run = 1
+                if enemy >> after & 1:
+                    run, after = 2, after + o
+                if run >= length or not free >> after & 1:
+                    continue
+                out.append((line, o, run, not BOARD_MASK >> after & 1))
+    return out

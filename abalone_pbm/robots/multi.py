@@ -8,7 +8,8 @@ its own moves ahead, which is what matters for pushing marbles off.
 
 Positions are tuples of bitboards, one per seat (index 0 unused), with the marbles
 pushed off per side; moves come from :func:`bitmoves.children` against the union of
-the opponents' marbles (a partner's marbles block).  Alpha-beta with a
+the opponents' marbles (a partner's marbles block), and in team play from
+:func:`bitmoves.partner_pushes` (pushes whose line takes a partner's marbles along).  Alpha-beta with a
 transposition table, killers and history kept between the moves of one game;
 values are from the robot's side, in thousandths of a marble.
 """
@@ -24,7 +25,7 @@ from abalone_pbm.rules import Board, Move
 from abalone_pbm.rules.geometry import BOARD_MASK, OFFSETS
 
 from .base import SearchInfo
-from .bitmoves import EJECT, children
+from .bitmoves import EJECT, PartnerPush, children, partner_pushes
 from .features import EDGE, R1, R2, R3, R4, threatened_marbles
 
 WIN: Final = 1_000_000
@@ -48,6 +49,8 @@ _first = itemgetter(0)
 _PUSH_STEP: Final = {k * o: (o, k) for o in OFFSETS for k in (2, 3)}
 
 State = tuple[tuple[int, ...], tuple[int, ...]]
+#: The kind of a push that takes a partner's marbles along (besides QUIET, PUSH, EJECT).
+PARTNER_PUSH: Final = 3
 
 
 class Timeout(Exception):
@@ -89,6 +92,7 @@ class MultiSearch:
         self.side_of = (0,) + tuple(rules.side_of(s) for s in range(1, board.players + 1))
         self.side = self.side_of[self.seat]
         self.sides = rules.sides
+        self.teams = rules.teams
         self.target = rules.target
         self.partners = tuple(
             s for s in range(1, board.players + 1) if s != self.seat and self.side_of[s] == self.side
@@ -199,6 +203,7 @@ class MultiSearch:
         killers = tables.killers[ply]
         history = tables.history
         ordered = []
+        along: dict[int, PartnerPush] = {}
         for seat in ((self.seat,) if ours else self.opponents):
             own = marbles[seat]
             if not own:
@@ -223,6 +228,15 @@ class MultiSearch:
                 else:
                     order = history.get(k, 0)
                 ordered.append((order, k, seat, kind, diff, new_own, enemy, new_enemy))
+            if self.teams and friends:
+                # Pushes that take a partner's marbles along: negative keys, so they
+                # never meet a move of one's own marbles in the table or the killers.
+                for push in partner_pushes(own, friends, enemy):
+                    line, o, _, ejects = push
+                    k = -(((1 << (line[-1] + o)) | sum(1 << c for c in line)) * 8 + seat)
+                    order = 1 << 40 if k == tt_move else (1 << 36 if ejects else 1 << 34)
+                    along[k] = push
+                    ordered.append((order, k, seat, PARTNER_PUSH, 0, 0, enemy, 0))
         if not ordered:
             # Nobody on this layer can move: the other layer moves again.
             return self._search(marbles, scores, depth - 1, alpha, beta, not ours, ply + 1)
@@ -232,9 +246,12 @@ class MultiSearch:
         best = -INFINITY if ours else INFINITY
         best_key = 0
         for order, k, seat, kind, diff, new_own, enemy, new_enemy in ordered:
-            child, child_scores = self._apply(
-                marbles, scores, seat, kind, diff, new_own, enemy, new_enemy
-            )
+            if kind == PARTNER_PUSH:
+                child, child_scores = self._apply_partner_push(marbles, scores, seat, along[k])
+            else:
+                child, child_scores = self._apply(
+                    marbles, scores, seat, kind, diff, new_own, enemy, new_enemy
+                )
             value = self._search(child, child_scores, depth - 1, alpha, beta, not ours, ply + 1)
             if ours:
                 if value > best:
@@ -288,6 +305,31 @@ class MultiSearch:
         for cell in chain:
             for owner in range(1, self.players + 1):
                 if marbles[owner] >> cell & 1:
+                    break
+            new[owner] ^= 1 << cell
+            dest = cell + o
+            if BOARD_MASK >> dest & 1:
+                new[owner] |= 1 << dest
+            else:
+                ejected = True
+        if ejected:
+            side = self.side_of[seat]
+            scores = scores[:side] + (scores[side] + 1,) + scores[side + 1 :]
+        return tuple(new), scores
+
+    def _apply_partner_push(
+        self, marbles: tuple[int, ...], scores: tuple[int, ...], seat: int, push: PartnerPush
+    ) -> State:
+        """The position after a push whose line takes a partner's marbles along:
+        every marble of the line and of the pushed ones steps once, the front first."""
+        line, o, run, _ = push
+        front = line[-1]
+        cells = list(line) + [front + o * (i + 1) for i in range(run)]
+        new = list(marbles)
+        ejected = False
+        for cell in reversed(cells):
+            for owner in range(1, self.players + 1):
+                if new[owner] >> cell & 1:
                     break
             new[owner] ^= 1 << cell
             dest = cell + o

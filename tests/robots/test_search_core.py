@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 
 from abalone_pbm.robots import BoulderRobot
-from abalone_pbm.robots.bitmoves import EJECT, PUSH, children, tactical_children
+from abalone_pbm.robots.bitmoves import EJECT, PUSH, children, partner_pushes, tactical_children
 from abalone_pbm.robots.duel import INFINITY, WIN, DuelSearch, DuelTables
 from abalone_pbm.robots.features import EDGE, FEATURES, features, static_eval
 from abalone_pbm.robots.multi import MultiSearch, MultiTables
@@ -134,10 +134,53 @@ def test_best_reply_moves_follow_the_rules() -> None:
                 search._apply(marbles, scores, seat, kind, diff, new_own, enemy, new_enemy)
                 for kind, diff, new_own, new_enemy in children(marbles[seat], enemy, friends)
             }
-            # Team moves that take a partner's marble along are left to the root.
-            assert got <= expected
+            along = partner_pushes(marbles[seat], friends, enemy)
             if not teams:
-                assert got == expected
+                assert not along
+            got |= {search._apply_partner_push(marbles, scores, seat, push) for push in along}
+            assert got == expected
+
+
+def test_best_reply_search_takes_partners_along_as_the_rules_do() -> None:
+    # Random team games until many positions with pushes that move a partner's
+    # marbles have been seen: the search's positions after them are the rules' ones.
+    rng = random.Random(5)
+    checked = 0
+    while checked < 30:
+        players = rng.choice((4, 6))
+        board = Board.from_layout("standard", Rules(players=players, teams=True))
+        for _ in range(rng.randrange(10, 90)):
+            if board.outcome() is not None:
+                break
+            board.push(rng.choice(list(board.generate_legal_moves())))
+        if board.outcome() is not None:
+            continue
+        search = MultiSearch(board, MultiTables(), None)
+        marbles, scores = search._state(board)
+        seat = board.turn
+        friends = enemy = 0
+        for other in range(1, players + 1):
+            if other != seat:
+                if search.side_of[other] == search.side_of[seat]:
+                    friends |= marbles[other]
+                else:
+                    enemy |= marbles[other]
+        along = partner_pushes(marbles[seat], friends, enemy)
+        if not along:
+            continue
+        expected = set()
+        for move in board.generate_legal_moves():
+            board.push(move)
+            expected.add(search._state(board))
+            board.pop()
+        got = {
+            search._apply(marbles, scores, seat, kind, diff, new_own, enemy, new_enemy)
+            for kind, diff, new_own, new_enemy in children(marbles[seat], enemy, friends)
+        }
+        taken_along = {search._apply_partner_push(marbles, scores, seat, p) for p in along}
+        assert not taken_along & got
+        assert got | taken_along == expected
+        checked += 1
 
 
 def test_tables_are_kept_within_a_game_and_dropped_for_another() -> None:
