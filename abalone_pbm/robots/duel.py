@@ -20,8 +20,6 @@
   that is ahead does not shuffle but looks for progress.
 * The move limit: reaching it with more marbles pushed off is a win, but worth
   less than pushing off the target, so a leader keeps trying to win by six.
-* Contempt: with the marbles pushed off level, a repetition or a draw on the move
-  limit is worth a little less than nothing to the searching side.
 """
 
 from __future__ import annotations
@@ -51,10 +49,6 @@ CLOCK_MASK: Final = 31
 ASPIRATION: Final = 150
 #: What returning to a position costs the side that is ahead on marbles.
 REPEAT_PENALTY: Final = 400
-#: Contempt: with the marbles pushed off level, what a repetition or the move limit
-#: costs the searching side (and gives the other): it plays on for a win instead of
-#: settling for a draw it could have avoided.
-CONTEMPT: Final = 150
 #: Frontier nodes this far below alpha search only their pushes.
 FUTILITY_MARGIN: Final = 800
 #: Reverse futility: up to this depth, a null-window node this far above beta per
@@ -207,9 +201,6 @@ class DuelSearch:
             value = evaluation(me, op, mine, theirs)[0]
             if mine != theirs:
                 value += -REPEAT_PENALTY if mine > theirs else REPEAT_PENALTY
-            else:
-                # Even plies are the searching side's to move.
-                value += CONTEMPT if ply & 1 else -CONTEMPT
             return value
         if depth <= 0:
             return self.quiesce(me, op, mine, theirs, alpha, beta, ply, 0)
@@ -427,7 +418,7 @@ class DuelSearch:
             return LIMIT_WIN - ply + 1000 * (mine - theirs)
         if mine < theirs:
             return -LIMIT_WIN + ply - 1000 * (theirs - mine)
-        return CONTEMPT if ply & 1 else -CONTEMPT
+        return 0
 
     def principal_line(
         self, me: int, op: int, mine: int, theirs: int, length: int

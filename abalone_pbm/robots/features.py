@@ -20,12 +20,7 @@ The features, each "mine minus theirs" where that makes sense:
 * ``threatened`` -- 1 when the other side could push one of ours off next move;
 * ``exposed`` -- edge marbles with an enemy marble right behind them on the line
   out (one marble more there and it is a threat: danger two moves out);
-* ``lead_threats`` -- the lead times the threats: press harder when ahead;
-* ``pushes`` -- marbles each side could push one cell along the board now (two
-  against one, three against one or two): contact with the numbers on one's side,
-  which is how marbles are driven to the edge;
-* ``lead_edge`` -- the lead times the marbles of the side behind that stand on the
-  edge: the side ahead wants targets, and a draw by standing still is its loss.
+* ``lead_threats`` -- the lead times the threats: press harder when ahead.
 """
 
 from __future__ import annotations
@@ -40,11 +35,9 @@ from .weights import (
     COHESION,
     EXPOSED,
     LEAD_THREATS,
-    LEAD_EDGE,
     LINES,
     MATERIAL,
     PROGRESS,
-    PUSHES,
     THREAT_NOW,
     THREATENED,
     THREATS,
@@ -63,8 +56,6 @@ FEATURES: Final = (
     "threatened",
     "exposed",
     "lead_threats",
-    "pushes",
-    "lead_edge",
 )
 
 
@@ -136,48 +127,6 @@ def _exposed(mine: int, other: int) -> int:
     return count
 
 
-def pushes(pusher: int, enemy: int) -> int:
-    """The in-line pushes of ``pusher`` against ``enemy`` that keep the pushed marbles
-    on the board (a marble pushed by two or three, two pushed by three), counted
-    once per pushed front marble and direction."""
-    empty = BOARD_MASK & ~(pusher | enemy)
-    count = 0
-    for o in OFFSETS:
-        if o > 0:
-            g2 = pusher & (pusher << o)
-            if not g2:
-                continue
-            hit = (g2 << o) & enemy
-            if not hit:
-                continue
-            count += ((hit << o) & empty).bit_count()
-            g3 = g2 & (g2 << o)
-            if g3:
-                count += (((((g3 << o) & enemy) << o) & enemy) << o & empty).bit_count()
-        else:
-            p = -o
-            g2 = pusher & (pusher >> p)
-            if not g2:
-                continue
-            hit = (g2 >> p) & enemy
-            if not hit:
-                continue
-            count += ((hit >> p) & empty).bit_count()
-            g3 = g2 & (g2 >> p)
-            if g3:
-                count += (((((g3 >> p) & enemy) >> p) & enemy) >> p & empty).bit_count()
-    return count
-
-
-def lead_edge(me: int, op: int, lead: int) -> int:
-    """The lead times the edge marbles of the side behind (signed for the side to move)."""
-    if lead > 0:
-        return lead * (op & EDGE).bit_count()
-    if lead < 0:
-        return lead * (me & EDGE).bit_count()
-    return 0
-
-
 def _centre(bits: int) -> int:
     return (
         (bits & R1).bit_count()
@@ -216,8 +165,6 @@ def features(me: int, op: int, mine: int, theirs: int) -> list[float]:
         float(their_threats > 0),
         float(_exposed(op, me) - _exposed(me, op)),
         float(lead * my_threats),
-        float(pushes(me, op) - pushes(op, me)),
-        float(lead_edge(me, op, lead)),
     ]
 
 
@@ -234,8 +181,6 @@ WEIGHT_NAMES: Final = (
     "THREATENED",
     "EXPOSED",
     "LEAD_THREATS",
-    "PUSHES",
-    "LEAD_EDGE",
 )
 _WEIGHT_GLOBALS: Final = dict(zip(WEIGHT_NAMES, (*WEIGHT_NAMES[:5], "EDGE_WEIGHT", *WEIGHT_NAMES[6:])))
 
@@ -301,10 +246,9 @@ def static_eval(me: int, op: int, mine: int, theirs: int) -> tuple[int, int]:
 
 
 #: The terms of a position that do not depend on the marbles pushed off, by (me, op):
-#: (their sum, marbles the side to move could push off, marbles it could lose, its
-#: marbles on the edge, the other side's on the edge).
+#: (their sum, marbles the side to move could push off, marbles it could lose).
 #: Searches meet the same positions by other move orders, so lookups often hit.
-_PAIR_CACHE: dict[tuple[int, int], tuple[int, int, int, int, int]] = {}
+_PAIR_CACHE: dict[tuple[int, int], tuple[int, int, int]] = {}
 PAIR_CACHE_LIMIT: Final = 1 << 17
 
 
@@ -315,17 +259,15 @@ def evaluation(me: int, op: int, mine: int, theirs: int) -> tuple[int, int, int]
     terms = _PAIR_CACHE.get((me, op))
     if terms is None:
         terms = _pair_terms(me, op)
-    base, my_threats, their_threats, my_edge, op_edge = terms
+    base, my_threats, their_threats = terms
     lead = mine - theirs
     value = MATERIAL * lead + PROGRESS * (mine * mine - theirs * theirs) + base
-    if lead:
-        if my_threats:
-            value += LEAD_THREATS * lead * my_threats
-        value += LEAD_EDGE * lead * (op_edge if lead > 0 else my_edge)
+    if my_threats and lead:
+        value += LEAD_THREATS * lead * my_threats
     return value, my_threats, their_threats
 
 
-def _pair_terms(me: int, op: int) -> tuple[int, int, int, int, int]:
+def _pair_terms(me: int, op: int) -> tuple[int, int, int]:
     get = _SIDE_CACHE.get
     mine_side = get(me)
     if mine_side is None:
@@ -389,47 +331,7 @@ def _pair_terms(me: int, op: int) -> tuple[int, int, int, int, int]:
     if their_threats:
         value += THREATENED
     value += THREATS * (my_threats - their_threats) + EXPOSED * exposed
-    # Pushes along the board, both sides (pushes() written out once for the pair).
-    empty = BOARD_MASK & ~(me | op)
-    push_balance = 0
-    for o in OFFSETS if PUSHES else ():
-        if o > 0:
-            g2 = me & (me << o)
-            if g2:
-                hit = (g2 << o) & op
-                if hit:
-                    push_balance += ((hit << o) & empty).bit_count()
-                    g3 = g2 & (g2 << o)
-                    if g3:
-                        push_balance += ((((((g3 << o) & op) << o) & op) << o) & empty).bit_count()
-            g2 = op & (op << o)
-            if g2:
-                hit = (g2 << o) & me
-                if hit:
-                    push_balance -= ((hit << o) & empty).bit_count()
-                    g3 = g2 & (g2 << o)
-                    if g3:
-                        push_balance -= ((((((g3 << o) & me) << o) & me) << o) & empty).bit_count()
-        else:
-            p = -o
-            g2 = me & (me >> p)
-            if g2:
-                hit = (g2 >> p) & op
-                if hit:
-                    push_balance += ((hit >> p) & empty).bit_count()
-                    g3 = g2 & (g2 >> p)
-                    if g3:
-                        push_balance += ((((((g3 >> p) & op) >> p) & op) >> p) & empty).bit_count()
-            g2 = op & (op >> p)
-            if g2:
-                hit = (g2 >> p) & me
-                if hit:
-                    push_balance -= ((hit >> p) & empty).bit_count()
-                    g3 = g2 & (g2 >> p)
-                    if g3:
-                        push_balance -= ((((((g3 >> p) & me) >> p) & me) >> p) & empty).bit_count()
-    value += PUSHES * push_balance
-    terms = (int(value), my_threats, their_threats, my_edge.bit_count(), op_edge.bit_count())
+    terms = (int(value), my_threats, their_threats)
     if len(_PAIR_CACHE) >= PAIR_CACHE_LIMIT:
         _PAIR_CACHE.clear()
     _PAIR_CACHE[(me, op)] = terms

@@ -1,7 +1,6 @@
 """Weights of the two-player evaluation (:mod:`abalone_pbm.robots.features`).
 
 Fitted by ``tools/fit_weights.py`` to 10481 self-play positions (selfplay-positions.csv); one marble pushed off is 1000.
-``PUSHES`` and ``LEAD_EDGE`` are set by hand (matches against ``boulder-1``), not yet refitted.
 """
 
 MATERIAL = 1000
@@ -15,5 +14,3 @@ THREATS = 414
 THREATENED = 158
 EXPOSED = -22
 LEAD_THREATS = 13
-PUSHES = 40
-LEAD_EDGE = 30

@@ -6,8 +6,8 @@ import random
 
 from abalone_pbm.robots import BoulderRobot
 from abalone_pbm.robots.bitmoves import EJECT, PUSH, children, partner_pushes, tactical_children
-from abalone_pbm.robots.duel import CONTEMPT, INFINITY, WIN, DuelSearch, DuelTables
-from abalone_pbm.robots.features import EDGE, FEATURES, features, pushes, static_eval
+from abalone_pbm.robots.duel import INFINITY, WIN, DuelSearch, DuelTables
+from abalone_pbm.robots.features import EDGE, FEATURES, features, static_eval
 from abalone_pbm.robots.multi import MultiSearch, MultiTables
 from abalone_pbm.rules import Board, Rules
 
@@ -206,31 +206,3 @@ def test_a_side_ahead_pays_for_a_repetition() -> None:
     behind = search.search(me, op, 0, 2, 2, -INFINITY, INFINITY, 1)
     assert ahead == static_eval(me, op, 2, 0)[0] - 400
     assert behind == static_eval(me, op, 0, 2)[0] + 400
-
-
-def test_the_searching_side_does_not_settle_for_a_draw() -> None:
-    # Level on marbles, a repetition or the move limit costs the side that searches
-    # (to move at even plies) what it gives the other.
-    board = Board.from_layout("standard")
-    me, op = board.marbles(1), board.marbles(2)
-    tables = DuelTables()
-    tables.seen.add((me, op))
-    search = DuelSearch(tables, 6, None, None)
-    level = static_eval(me, op, 1, 1)[0]
-    assert search.search(me, op, 1, 1, 2, -INFINITY, INFINITY, 2) == level - CONTEMPT
-    assert search.search(me, op, 1, 1, 2, -INFINITY, INFINITY, 1) == level + CONTEMPT
-    at_limit = DuelSearch(DuelTables(), 6, 4, None)
-    assert at_limit.search(me, op, 1, 1, 3, -INFINITY, INFINITY, 4) == -CONTEMPT
-    assert at_limit.search(me, op, 2, 1, 3, -INFINITY, INFINITY, 4) > WIN // 10
-
-
-def test_pushes_count_the_rules_pushes_along_the_board() -> None:
-    # Once per pushed marble and direction: the two- and three-marble pushes of one
-    # marble the same way are one, two marbles pushed by three another.
-    seen_some = False
-    for board in _random_positions("belgian-daisy", 2, 40, seed=3):
-        me, op = board.marbles(board.turn), board.marbles(3 - board.turn)
-        along = {op ^ nop for kind, _, _, nop in children(me, op) if kind == PUSH}
-        assert pushes(me, op) == len(along)
-        seen_some = seen_some or bool(along)
-    assert seen_some
