@@ -197,6 +197,10 @@ class Worker:
         #: needs some (0: none), and those checks, for mails not processed yet.
         self.look_ahead = look_ahead
         self._ahead: dict[tuple[str, str], Future[bool]] = {}
+        # The throttle's budget spent on checks ahead, per user and per sender, kept
+        # until every check ahead is used: a later look ahead, made before those
+        # wrong passwords are counted, must not grant the same budget again.
+        self._ahead_budget: dict[str, int] = {}
 
     def run_once(self) -> bool:
         """Process the next new inbox mail; False when there was none.
@@ -232,8 +236,9 @@ class Worker:
                 # mails' (not waited for: they run while the worker goes on).
                 soon = {pair: self._ahead.pop(pair) for pair in wanted.pairs
                         if pair in self._ahead}
-                soon.update(self.passwords.check_soon(
-                    [pair for pair in wanted.pairs if pair not in soon]))
+                missing = [pair for pair in wanted.pairs if pair not in soon]
+                if missing:
+                    soon.update(self.passwords.check_soon(missing))
                 self._check_ahead(wanted.mail_id, soon)
                 for pair, future in soon.items():
                     answers[pair] = future.result()
@@ -245,6 +250,8 @@ class Worker:
         assert self.passwords is not None
         if sum(not future.done() for future in self._ahead.values()) >= self.look_ahead:
             return
+        if not self._ahead:
+            self._ahead_budget.clear()
         ahead = [pair for pair in self._look_ahead(first_id)
                  if pair not in self._ahead and pair not in soon]
         if ahead:
@@ -278,7 +285,7 @@ class Worker:
         if self.look_ahead <= 0 or self.passwords is None:
             return []
         pairs: list[tuple[str, str]] = []
-        budget: dict[str, int] = {}
+        budget = self._ahead_budget
         now = self.clock.now()
         try:
             with self.database.read() as session:
