@@ -15,7 +15,9 @@ from .commands import (
 )
 from .comments import extract_comment, multiple_lines
 from .grammar import parse_command
-from .masking import PASSWORD_MASK, mask_passwords, quote_original
+from .masking import (
+    PASSWORD_MASK, find_passwords, hide_passwords, mask_passwords, quote_original,
+)
 from .registry import (
     COMMANDS, CommandSpec, find_command, game_commands, nearest_command, server_commands, usage,
 )
@@ -34,7 +36,7 @@ __all__ = [
     "PasswordSet", "Preview", "Queue", "Ratings", "RejectChallenge", "ReplyAction", "Resign",
     "Seek", "ShowAs", "ShowBoard", "ShowBoards", "ShowUser", "Signoff", "Signup", "Standings",
     "Submit", "Subscribe", "Unsubscribe", "Vacation", "extract_comment", "find_command",
-    "first_reply_line", "game_commands", "is_valid_userid", "looks_like_move", "mask_passwords",
+    "first_reply_line", "game_commands", "is_valid_userid", "looks_like_move", "mask_passwords", "find_passwords", "hide_passwords",
     "multiple_lines", "nearest_command", "parse_command", "parse_reply_address",
     "parse_reply_body", "quote_original", "reply_local_part", "server_commands",
     "strip_subject_prefixes", "usage", "userid_problem",

@@ -1,27 +1,55 @@
 """Hiding passwords: :func:`mask_passwords` / :func:`quote_original` replace every
-password by ``********`` before a mail is quoted back, logged or shown.
+password by ``********`` before a mail is quoted back, logged or shown;
+:func:`find_passwords` names the passwords of a text and :func:`hide_passwords` takes
+them out of any other text (what the server writes in answer to that mail).
 
-Masking is exact in both directions (DESIGN §2.6): a word is masked when it stands
-where a password stands in a command line, and only then.
+Masking is exact in both directions (DESIGN §2.6). The rule:
 
-- A command line is one whose first words are a command's words, exactly or with one
-  slip of the keyboard in a word of four letters or more (``change pasword``,
-  ``chnage password``, ``pasword set``, ``change adress``, ``singup``), or a board
-  command without the game word (``move 101 fred secret c3-c5,d4``).
-- The words before the password must be what the command has there (a board number,
-  a userid); the words after it must not contradict the command (``on|off``, an
-  address, at most a few more words): so "move 1.  Instead of a move ..." or
-  "signup for the tournament now" are ordinary sentences and stay as they are.
-- A command cut over several lines (``abalone move`` alone on a line, the rest on the
-  next) is masked across the lines.
-- Placeholders (``<password>``) and the server's own Subjects (``Abalone Board 101
-  fred **``) are never masked.
+1. **Words.** A line's words are split at blanks of every kind, also invisible ones
+   (zero-width space, byte order mark, C0/C1 controls), at blanks that a wrong charset
+   turned into mojibake (``â\\x80\\x83``), and at HTML tags; a second reading also
+   splits at ``?`` and ``_`` (an encoded word left undecoded, blanks lost to a
+   charset: ``signup?fred?pw``, ``=?utf-8?Q?signup_fred_pw``). Quote marks,
+   ``Subject:``, ``Re:``/``Fwd:`` and junk without letters before the first word
+   (left-over quoted-printable such as ``=E9=0``) are skipped.
+2. **Command lines with a password.** A line whose first words are a command's words,
+   exactly or with one slip of the keyboard in a word of four letters or more
+   (``change pasword``, ``singup``), or a board command without the game word
+   (``move 101 fred secret c3-c5,d4``), is masked at that command's password
+   positions when the words around them are what the command has there (a board
+   number, a userid; after the password nothing that contradicts the command): so
+   "signup for the tournament now" stays as it is. A command cut over two or three
+   lines is masked across them.
+3. **A word after a userid.** A line that begins with any command word (also one
+   without a password: ``games``, ``history``, ``all``, ``chat``, ``ratings`` ...), then
+   at most one board number, then a userid, then one more word, reads as that command
+   written with a password: the word after the userid is masked when it ends the line
+   or is followed by something that is not prose (a number, a move, an address, a
+   word longer than any word). It is not masked when ordinary words follow it ("all
+   fred wants is a draw", "Board 101 is great fun"), when it is a word of the protocol
+   (a command, a help topic, ``all``, ``on``, a move), or when the "userid" is one of
+   the common English words no userid may be (``me``, ``the``, ``it`` ... — signup
+   refuses them). Where the command takes more userids there (``games``, ``history``,
+   ``challenge``), the word is masked only when it names no user, which only the server
+   knows (``is_userid``); text without that knowledge keeps it, and the server takes it
+   out of everything it writes back (:func:`hide_passwords`).
+4. **Once found, everywhere.** A password found in a text is masked wherever else it
+   stands in that text, also run together with other words (a Subject repeated
+   without blanks, ``PWsignup``, a second command on the same line as a move's
+   comment).
+5. Placeholders (``<password>``) and the server's own Subjects (``Abalone Board 101
+   fred **``) are never masked.
+
+The trade-off: a short line that begins with a command word and then has two words
+("help fred please", "Board 101 is great") has its last word masked; a line of prose
+("fred played well, nice game", "move your marbles to the centre") never does.
 """
 
 from __future__ import annotations
 
+import functools
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 from .registry import COMMAND_WORDS, COMMANDS, GAME_COMMAND_WORDS, CommandSpec
 from .words import (
@@ -30,6 +58,8 @@ from .words import (
 )
 
 PASSWORD_MASK = "********"
+#: Whether a word names a user (the server's database); None where nobody can tell.
+UseridCheck = Callable[[str], bool] | None
 _SUBJECT_LABEL_RE = re.compile(r"subject\s*:\s*", re.IGNORECASE)
 _BOARD_SECRET_COMMANDS = {
     name for name, spec in COMMANDS.items() if spec.syntax.split()[2:3] == ["<board>"]
@@ -70,6 +100,7 @@ def _slips(word: str, target: str) -> int:
     return previous[-1]
 
 
+@functools.lru_cache(maxsize=1 << 16)
 def _close(word: str, target: str) -> bool:
     """The same command word, or one slip away from a word of four letters or more: a
     letter left out, mistyped or swapped with its neighbour (a longer word is another
@@ -80,11 +111,19 @@ def _close(word: str, target: str) -> bool:
         _slips(word, target) <= 1)
 
 
+@functools.lru_cache(maxsize=1 << 14)
+def _keys_beginning_like(first: str) -> tuple[tuple[tuple[str, ...], CommandSpec], ...]:
+    """The commands whose first word ``first`` is, exactly or with one slip."""
+    return tuple((key, spec) for key, spec in COMMAND_WORDS.items() if _close(first, key[0]))
+
+
 def _recognise(lowered: Sequence[str]) -> tuple[CommandSpec, int] | None:
     """The command the words begin with, exactly or slightly misspelt, and how many
     words it took; also a board command written without the game word."""
     best: tuple[int, int, CommandSpec] | None = None  # (-exact, -length) ordering
-    for key, spec in COMMAND_WORDS.items():
+    if not lowered:
+        return None
+    for key, spec in _keys_beginning_like(lowered[0]):
         if len(lowered) < len(key) or not all(_close(w, k) for w, k in zip(lowered, key)):
             continue
         exact = tuple(lowered[: len(key)]) == key
@@ -181,7 +220,101 @@ def _fits(spec: CommandSpec, args: Sequence[str], positions: Sequence[int]) -> b
     return open_ended or len(rest) <= len(expected) + _SLACK
 
 
-# --------------------------------------------------------------------- masking
+# ------------------------------------------------------------------------ words
+#: Characters that separate words although ``str.split`` keeps them inside a word:
+#: controls and the invisible format characters (zero-width space, byte order mark ...).
+_INVISIBLE = (
+    "\\x00-\\x1f\\x7f-\\x9f\\u00ad\\u034f\\u061c\\u115f\\u1160\\u17b4\\u17b5"
+    "\\u180b-\\u180e\\u200b-\\u200f\\u202a-\\u202e\\u2060-\\u206f\\u3164"
+    "\\ufe00-\\ufe0f\\ufeff\\uffa0\\ufff9-\\ufffc"
+)
+_SEPARATOR_RE = re.compile(f"[\\s{_INVISIBLE}]+")
+#: Blanks written in UTF-8 and read as Latin-1 or Windows-1252 (``â\x80\x83``).
+_UNICODE_BLANKS = (
+    "\u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a"
+    "\u200b\u200c\u200d\u200e\u200f\u2028\u2029\u202f\u205f\u2060\u3000\ufeff"
+)
+
+
+def _mojibake_blanks() -> re.Pattern[str]:
+    seen: set[str] = set()
+    for blank in _UNICODE_BLANKS:
+        for charset in ("latin-1", "cp1252"):
+            try:
+                seen.add(blank.encode("utf-8").decode(charset))
+            except UnicodeDecodeError:
+                continue
+    # ... and read with a charset that has no letter for the bytes after the first.
+    known = "|".join(re.escape(s) for s in sorted(seen, key=len, reverse=True))
+    return re.compile(f"{known}|[\u00c2\u00e2\u00e3\u00ef]\ufffd{{1,2}}")
+
+
+_MOJIBAKE_RE = _mojibake_blanks()
+#: HTML tags around a command in an HTML-only mail (``<p>signup fred pw</p>``); a
+#: placeholder such as ``<password>`` is no tag.
+_HTML_TAG_RE = re.compile(
+    r"<(script|style)\b[^<>]*>.*?(?:</\1\s*>|$)"
+    r"|</?(?:p|br|div|span|html|body|head|b|i|u|em|strong|font|a|pre|tt|code|blockquote"
+    r"|table|tr|td|th|ul|ol|li|h[1-6]|script|style|title|meta|hr|center|small|big)\b[^<>]*>"
+    r"|<!--|-->|&nbsp;",
+    re.IGNORECASE | re.DOTALL,
+)
+#: An encoded word left undecoded by a broken header: its frame is no word.
+_ENCODED_FRAME_RE = re.compile(r"=\?[^?\s]{0,40}\?[QqBb]\?|\?=")
+#: The second reading keeps printable ASCII only: blanks a charset turned into ``?``
+#: or into replacement characters and mojibake, an encoded word's ``_``.
+_FINE_SEPARATOR_RE = re.compile(r"[^\x21-\x3e\x40-\x5e\x60-\x7e]+")
+#: Tokens of one line's analysis (separators are blanks there).
+_TOKEN_RE = re.compile(r"\S+")
+#: Quoted-printable escapes of an encoded word left undecoded (``=E2=80=83``).
+_QP_ESCAPE_RE = re.compile(r"(?:=[0-9A-F]{2})+")
+#: A line the second reading would read as the first does.
+_PLAIN_RE = re.compile(r"[\x20-\x3e\x40-\x5e\x60-\x7e]*")
+#: The words of a line looked at for a command; more are only counted as "many".
+_MAX_WORDS = 40
+
+
+def _blanked(pattern: re.Pattern[str], text: str) -> str:
+    return pattern.sub(lambda found: " " * len(found.group()), text)
+
+
+def _analysis(line: str, fine: bool) -> str:
+    """``line`` with every separator turned into blanks, same length (so that a word's
+    place in the analysis is its place in the line)."""
+    text = _blanked(_MOJIBAKE_RE, line)
+    text = _blanked(_HTML_TAG_RE, text)
+    text = _blanked(_ENCODED_FRAME_RE, text)
+    text = _blanked(_SEPARATOR_RE, text)
+    if fine:
+        text = _blanked(_FINE_SEPARATOR_RE, _blanked(_QP_ESCAPE_RE, text))
+    return text
+
+
+def _junk_end(text: str, start: int) -> list[int]:
+    """Where the first word may begin after junk without letters (left-over
+    quoted-printable ``=E9=0``, quote marks): the place after the junk, and one letter
+    earlier when the junk ends in an escape that took a letter of the word."""
+    position = start
+    escape_took_letter = False
+    while position < len(text):
+        char = text[position]
+        if char == "=" and position + 1 < len(text) and text[position + 1].isascii() \
+                and text[position + 1].isalnum():
+            width = 3 if position + 2 < len(text) and text[position + 2].isascii() \
+                and text[position + 2].isalnum() else 2
+            escape_took_letter = width == 3 and text[position + 2].isalpha()
+            position += width
+        elif char.isspace() or not (char.isascii() and char.isalnum()):
+            escape_took_letter = False
+            position += 1
+        else:
+            break
+    starts = [position]
+    if escape_took_letter and position > start:
+        starts.append(position - 1)
+    return starts
+
+
 def _command_start(line: str) -> int:
     """Where a command may begin: after quote marks, "Subject:" and Re:/Fwd: prefixes."""
     start = 0
@@ -199,59 +332,241 @@ def _command_start(line: str) -> int:
             return start
 
 
-def _spans(line: str, start: int) -> list[tuple[int, int]]:
-    return [(m.start() + start, m.end() + start) for m in re.finditer(r"\S+", line[start:])]
+def _spans(line: str, start: int, most: int = _MAX_WORDS) -> list[tuple[int, int]]:
+    spans: list[tuple[int, int]] = []
+    for found in _TOKEN_RE.finditer(line, start):
+        spans.append((found.start(), found.end()))
+        if len(spans) >= most:
+            break
+    return spans
 
 
-def _mask_lines(lines: list[str]) -> list[str]:
-    out = list(lines)
-    index = 0
-    while index < len(lines):
-        line = lines[index]
-        start = _command_start(line)
-        spans = [(index, a, b) for a, b in _spans(line, start)]
-        words = [line[a:b] for _, a, b in spans]
-        lowered = [w.lower() for w in words]
-        found = None if _OWN_SUBJECT_RE.fullmatch(" ".join(lowered)) else _recognise(lowered)
-        if found is None:
-            index += 1
-            continue
+# ------------------------------------------------------- a word after a userid (rule 3)
+#: Every word of every command, and the game word: what a command line begins with.
+_COMMAND_WORDS_ANY = frozenset(
+    word for key in COMMAND_WORDS for word in key) | {GAME_WORD}
+#: Words of the protocol that are never a password where rule 3 looks for one.
+_PROTOCOL_WORDS = _COMMAND_WORDS_ANY | set(MOVE_ACTIONS) | {
+    "all", "active", "inactive", "next", "on", "off", "text", "html", "rules", "notation",
+    "reply", "votes", "marks", "limits", "topics", "commands",
+}
+#: Common English words that are no userid (signup refuses them): after a command word
+#: they begin a sentence ("help me please", "move your marbles"), not a command.
+NOT_USERIDS = frozenset("""
+    a about above after again all also am an and any are as at be because been before
+    being both but by can could did do does doing done each even every few for from had
+    has have having he her here hers him his how i if in into is it its just let many me
+    mine more most much my no nor not now of off ok okay on once only or other our ours
+    out over own please same she should so some such than thank thanks that the their
+    them then there these they this those through to too under until up us very was we
+    well were what when where which while who whom whose why will with would yes yet you
+    your yours
+""".split())
+#: A word of prose: letters only, as long as ordinary words are.
+_PROSE_RE = re.compile(r"[a-z][a-z'’\-]{0,19}[.,;!?)]*", re.IGNORECASE)
+
+
+def _takes_userids(spec: CommandSpec | None) -> bool:
+    """Whether the command has more userids after the first (games, history, challenge)."""
+    if spec is None:
+        return False
+    syntax = spec.syntax
+    return "<userid>..." in syntax or "<userid2>" in syntax
+
+
+def _word_after_userid(spec: CommandSpec | None, args: Sequence[str],
+                       is_userid: UseridCheck) -> int | None:
+    """Rule 3: where the word after the userid stands among ``args``, if it is one."""
+    index = 1 if args and _BOARD_RE.fullmatch(args[0]) else 0
+    if len(args) < index + 2:
+        return None
+    userid, word = args[index], args[index + 1]
+    lowered = word.lower()
+    if not is_valid_userid(userid) or userid.lower() in NOT_USERIDS:
+        return None
+    if _is_placeholder(word) or lowered in _PROTOCOL_WORDS or _is_move_word(word):
+        return None
+    rest = args[index + 2:]
+    repeated = any(rest[j] == userid and rest[j + 1] == word for j in range(len(rest) - 1))
+    if (rest and all(_PROSE_RE.fullmatch(w) for w in rest[:2])
+            and rest[0].lower() not in _COMMAND_WORDS_ANY and not repeated):
+        # A sentence goes on ("all fred wants is a draw", "Board 101 is great fun");
+        # but the same userid and word again is the command written twice (a Subject
+        # repeated without blanks), and a command word begins the next command.
+        return None
+    if (_takes_userids(spec) and is_valid_userid(word) and not repeated
+            and (is_userid is None or is_userid(word))):
+        return None  # another userid ("games fred wilma"), or nobody can tell
+    return index + 1
+
+
+def _first_command_word(lowered: Sequence[str]) -> bool:
+    """Whether the line begins with a command word: exactly, or with one slip in a word
+    of six letters or more (a slip of a shorter one is often another word: "that" and
+    "chat", "more" and "move")."""
+    return bool(lowered) and (lowered[0] in _COMMAND_WORDS_ANY or any(
+        len(word) >= 6 and _close(lowered[0], word) for word in _COMMAND_WORDS_ANY))
+
+
+# --------------------------------------------------------------------- masking
+Span = tuple[int, int, int]  # (row, start, end)
+
+
+def _line_passwords(analysed: Sequence[str], index: int, start: int,
+                    is_userid: UseridCheck) -> list[Span]:
+    """The passwords of the command that begins at ``start`` of line ``index``."""
+    line = analysed[index]
+    spans = [(index, a, b) for a, b in _spans(line, start)]
+    words = [line[a:b] for _, a, b in spans]
+    lowered = [w.lower() for w in words]
+    if not lowered or _OWN_SUBJECT_RE.fullmatch(" ".join(lowered)):
+        return []
+    found = _recognise(lowered)
+    if found is not None and found[0].secret:
         spec, used = found
-        if not spec.secret:
-            index += 1
-            continue
         # A command cut by the mail client goes on in the next lines.
         following = index + 1
-        while (len(spans) - used <= max(spec.secret) and following < len(lines)
-               and following <= index + _CONTINUATION_LINES and lines[following].strip()):
-            more = lines[following]
+        while (len(spans) - used <= max(spec.secret) and following < len(analysed)
+               and following <= index + _CONTINUATION_LINES and analysed[following].strip()):
+            more = analysed[following]
             spans += [(following, a, b) for a, b in _spans(more, _command_start(more))]
             following += 1
-        args = [lines[i][a:b] for i, a, b in spans[used:]]
+        args = [analysed[i][a:b] for i, a, b in spans[used:]]
         positions = [p for p in _secret_positions(spec, args)
                      if p < len(args) and not _is_placeholder(args[p])]
         if positions and _fits(spec, args, positions):
-            for pos in sorted(positions, reverse=True):
-                row, a, b = spans[used + pos]
-                out[row] = out[row][:a] + PASSWORD_MASK + out[row][b:]
-            # Masked positions shift the later words of a row: mask right to left,
-            # which the reverse order above does within each row.
-        index += 1
-    return out
+            return [spans[used + p] for p in positions]
+    if found is None and not _first_command_word(lowered):
+        return []
+    # Rule 3, also for a command with a password whose words do not fit it (the
+    # second password of "change password" and "password set" follows the first).
+    spec_or_none, used = found if found is not None else (None, 1)
+    position = _word_after_userid(spec_or_none, words[used:], is_userid)
+    if position is None:
+        return []
+    count = len(spec_or_none.secret) if spec_or_none is not None and spec_or_none.secret else 1
+    return [spans[used + p] for p in range(position, position + count)
+            if used + p < len(spans)]
 
 
-def mask_passwords(text: str) -> str:
+def _find_spans(lines: Sequence[str], is_userid: UseridCheck) -> list[Span]:
+    found: list[Span] = []
+    for fine in (False, True):
+        analysed = [_analysis(line, fine) for line in lines]
+        for index, line in enumerate(analysed):
+            if fine and _PLAIN_RE.fullmatch(lines[index]):
+                continue  # nothing to split further: the first reading saw it all
+            base = _command_start(line)
+            starts = _junk_end(line, base)
+            # Re:, Subject: ... may stand after the junk too ("<p>AW: signup ...").
+            starts += [_command_start(" " * s + line[s:]) for s in starts]
+            for start in dict.fromkeys(starts):
+                spans = _line_passwords(analysed, index, start, is_userid)
+                if spans:
+                    found += spans
+                    break
+    return found
+
+
+#: The start of the next command or Subject run together with a password.
+_GLUED_RE = re.compile(
+    "(?:" + "|".join(sorted(_COMMAND_WORDS_ANY, key=len, reverse=True))
+    + r"|(?:re|fwd?|aw|wg|sv|antw|vs|tr)\s*:)$", re.IGNORECASE)
+
+
+def _secrets_of(lines: Sequence[str], spans: Iterable[Span]) -> set[str]:
+    """The words at ``spans``; a word run together with the next command
+    (``PWsignup``: a Subject repeated without blanks) also without that command."""
+    secrets: set[str] = set()
+    for row, a, b in spans:
+        word = lines[row][a:b]
+        if not word:
+            continue
+        secrets.add(word)
+        glued = _GLUED_RE.search(word)
+        if glued and glued.start() > 0:
+            secrets.add(word[: glued.start()])
+    return secrets
+
+
+def _hide_in_line(line: str, secrets: Sequence[str]) -> str:
+    """``line`` with every occurrence of the secrets masked: as a word, and inside a
+    longer word for a secret of six characters or more (rule 4)."""
+    for secret in secrets:
+        if secret not in line:
+            continue
+        if len(secret) >= 6:
+            line = line.replace(secret, PASSWORD_MASK)
+        else:
+            line = re.sub(
+                rf"(?<![A-Za-z0-9]){re.escape(secret)}(?![A-Za-z0-9])", PASSWORD_MASK, line)
+    return line
+
+
+def _ordered(secrets: Iterable[str]) -> list[str]:
+    return sorted({s for s in secrets if s and s != PASSWORD_MASK}, key=len, reverse=True)
+
+
+def _mask_lines(lines: list[str], is_userid: UseridCheck = None) -> list[str]:
+    spans = _find_spans(lines, is_userid)
+    if not spans:
+        return list(lines)
+    secrets = _ordered(_secrets_of(lines, spans))
+    out = list(lines)
+    # The found places first, right to left so that earlier places keep their columns
+    # (places of the two readings may overlap: merged), then every other occurrence.
+    by_row: dict[int, list[tuple[int, int]]] = {}
+    for row, a, b in spans:
+        by_row.setdefault(row, []).append((a, b))
+    for row, places in by_row.items():
+        merged: list[tuple[int, int]] = []
+        for a, b in sorted(places):
+            if merged and a <= merged[-1][1]:
+                merged[-1] = (merged[-1][0], max(b, merged[-1][1]))
+            else:
+                merged.append((a, b))
+        for a, b in reversed(merged):
+            out[row] = out[row][:a] + PASSWORD_MASK + out[row][b:]
+    return [_hide_in_line(line, secrets) for line in out]
+
+
+def find_passwords(text: str, is_userid: UseridCheck = None) -> set[str]:
+    """The passwords written in ``text`` (see the module text for the rule)."""
+    lines = [p.rstrip("\r\n") for p in text.splitlines()]
+    return _secrets_of(lines, _find_spans(lines, is_userid))
+
+
+def hide_passwords(text: str, secrets: Iterable[str]) -> str:
+    """``text`` with every one of ``secrets`` (found in another text, e.g. the mail
+    being answered) replaced by ``********``; HTML markup is left alone."""
+    ordered = _ordered(secrets)
+    if not ordered or not text:
+        return text
+    return _hide_in_line(text, ordered)
+
+
+def hide_passwords_in_html(html_text: str, secrets: Iterable[str]) -> str:
+    """Like :func:`hide_passwords`, in the text between the tags of an HTML page."""
+    import html as html_module
+
+    ordered = _ordered(secrets)
+    if not ordered:
+        return html_text
+    escaped = _ordered([*ordered, *(html_module.escape(s) for s in ordered),
+                        *(html_module.escape(s, quote=False) for s in ordered)])
+    pieces = re.split(r"(<[^<>]*>)", html_text)
+    return "".join(piece if piece.startswith("<") else _hide_in_line(piece, escaped)
+                   for piece in pieces)
+
+
+def mask_passwords(text: str, is_userid: UseridCheck = None) -> str:
     """``text`` (a Subject, a body, or both) with every password replaced by ``********``.
 
-    Every line that begins with a recognisable command (also misspelt, behind quote
-    marks, ``Subject:`` and ``Re:``) is masked at that command's password positions
-    (both passwords of ``change password``, the code and the new password of
-    ``password set``); see the module text for what is and is not a command line.
-    Line ends are kept.
+    See the module text for what is a password. Line ends are kept.
     """
     pieces = text.splitlines(keepends=True)
     bodies = [p.rstrip("\r\n") for p in pieces]
-    masked = _mask_lines(bodies)
+    masked = _mask_lines(bodies, is_userid)
     return "".join(m + p[len(b):] for m, p, b in zip(masked, pieces, bodies))
 
 

@@ -13,6 +13,7 @@ from ..config import Settings
 from ..db import repository
 from ..db.models import User
 from ..mail.compose import ComposedMail, compose_mail
+from ..protocol.masking import hide_passwords, hide_passwords_in_html, mask_passwords
 from . import rates
 
 log = logging.getLogger(__name__)
@@ -81,6 +82,23 @@ class MailContext:
     #: Robot searches (analyses) this mail has run: one a mail, so that a ``multiple``
     #: cannot hold the worker for many searches in a row.
     searches: int = 0
+    #: Every password written in this mail (read by its commands, or standing where a
+    #: password stands: protocol.masking): taken out of everything the mail causes the
+    #: server to write, whatever quotes it (an error, a comment, a summary).
+    secrets: set[str] = field(default_factory=set)
+
+    def masked(self, text: str) -> str:
+        """``text`` from this mail (a comment, a chat line) fit to show and keep:
+        passwords masked by the masking rule and this mail's own passwords hidden."""
+        return hide_passwords(mask_passwords(text), self.secrets)
+
+    def _hide_secrets(self, mail: Outgoing) -> None:
+        if not self.secrets:
+            return
+        mail.subject = hide_passwords(mail.subject, self.secrets)
+        mail.body = hide_passwords(mail.body, self.secrets)
+        if mail.html:
+            mail.html = hide_passwords_in_html(mail.html, self.secrets)
 
     def keep(self, scope: str, subject: str) -> None:
         """Count one rate-limit event that stays counted even when the command fails."""
@@ -156,6 +174,7 @@ class MailContext:
         self._learn_formats([m.to for m in self.outgoing if m.html])
         composed: list[ComposedMail] = []
         for mail in self.outgoing:
+            self._hide_secrets(mail)
             if id(mail) in answers:
                 target = rates.normalise_address(mail.to)
                 if not rates.answer_room(self.session, self.settings, target,

@@ -27,6 +27,7 @@ from ..mail import validation
 from ..mail.authresults import authenticated_by
 from . import mails, multiple, optin, rates
 from .context import CommandError, MailContext
+from .mail_secrets import secrets_of_mail
 from .precheck import MailReading, read_mail
 from .queries import recipient_userid
 from .handlers import (
@@ -64,6 +65,7 @@ def _context(
     references = validation.message_ids(message.get("References") or "")
     raw_subject = str(message.get("Subject") or "")
     return MailContext(
+        secrets=secrets_of_mail(session, settings, raw_subject, reading.body),
         session=session,
         settings=settings,
         now=now,

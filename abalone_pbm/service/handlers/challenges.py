@@ -28,7 +28,7 @@ def challenge(ctx: MailContext, c: protocol.Challenge) -> None:
     limits.check_challenge_allowed(ctx)
     # The challenger's comment is shown to the players: never with a password in it.
     start_game(ctx, dict(c.options), list(c.userids),
-               comment=protocol.mask_passwords(protocol.extract_comment(ctx.body)).strip())
+               comment=ctx.masked(protocol.extract_comment(ctx.body)).strip())
 
 
 def start_game(

@@ -80,7 +80,7 @@ def play_move(ctx: MailContext, game: Game, user: User, request: MoveRequest) ->
     played = _parse(board, game, request.text)
     board.push(played)
     # A comment is shown to the other players: never with a password (a pasted command).
-    comment = protocol.mask_passwords(request.comment.strip())
+    comment = ctx.masked(request.comment.strip())
     record_move(
         game, board, seat.seat, str(played), ctx.now,
         source_message_id=ctx.message_id, comment=comment or None,

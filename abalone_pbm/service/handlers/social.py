@@ -44,7 +44,7 @@ BROADCAST_INTERVAL = timedelta(hours=24)
 def chat(ctx: MailContext, c: protocol.Chat) -> None:
     game = load_game(ctx, c.board, for_update=False)
     user = authenticate_for(ctx, game, c.userid, c.password)
-    text = protocol.mask_passwords(c.text).strip()  # a pasted command keeps its secret
+    text = ctx.masked(c.text).strip()  # a pasted command keeps its secret
     if not text:
         raise CommandError(
             "Your chat has no text: write the message in the body of the mail",
@@ -184,7 +184,7 @@ def _message_body(sender: User, text: str, how_to_answer: str) -> str:
 def message(ctx: MailContext, c: protocol.Message) -> None:
     sender = authenticate(ctx, c.userid, c.password)
     recipients = _recipients(ctx, c.to)
-    text = protocol.mask_passwords(c.text).strip()  # a pasted command keeps its secret
+    text = ctx.masked(c.text).strip()  # a pasted command keeps its secret
     if not text:
         raise CommandError(
             "Your message is empty: write it in the body of the mail "
@@ -204,7 +204,7 @@ def message(ctx: MailContext, c: protocol.Message) -> None:
 
 def broadcast(ctx: MailContext, c: protocol.Broadcast) -> None:
     sender = authenticate(ctx, c.userid, c.password)
-    text = protocol.mask_passwords(c.text).strip()  # a pasted command keeps its secret
+    text = ctx.masked(c.text).strip()  # a pasted command keeps its secret
     if not text:
         raise CommandError(
             "Your broadcast is empty: write it in the body of the mail "
