@@ -400,6 +400,11 @@ def _word_after_userid(spec: CommandSpec | None, args: Sequence[str],
     return index + 1
 
 
+def _bare_game_command(word: str) -> CommandSpec | None:
+    """The game command a line begins with when it leaves out the game word."""
+    return COMMAND_WORDS.get((GAME_WORD, word)) if word in GAME_COMMAND_WORDS else None
+
+
 def _first_command_word(lowered: Sequence[str]) -> bool:
     """Whether the line begins with a command word: exactly, or with one slip in a word
     of six letters or more (a slip of a shorter one is often another word: "that" and
@@ -440,7 +445,7 @@ def _line_passwords(analysed: Sequence[str], index: int, start: int,
         return []
     # Rule 3, also for a command with a password whose words do not fit it (the
     # second password of "change password" and "password set" follows the first).
-    spec_or_none, used = found if found is not None else (None, 1)
+    spec_or_none, used = found if found is not None else (_bare_game_command(lowered[0]), 1)
     position = _word_after_userid(spec_or_none, words[used:], is_userid)
     if position is None:
         return []

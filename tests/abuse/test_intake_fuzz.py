@@ -16,7 +16,6 @@ import tempfile
 import time
 from pathlib import Path
 
-import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -92,12 +91,6 @@ def test_no_mail_breaks_the_intake(seed: int, drawn: list[Delivery]) -> None:
     assert not any(problems), found.report()
 
 
-@pytest.mark.xfail(
-    reason="the fuzz also writes its passwords where no command has one ('games fred "
-    "<password>', two commands run together on one line); those cannot be told from "
-    "ordinary words, so some still come back quoted",
-    strict=False,
-)
 @settings(max_examples=200, deadline=None, database=None,
           suppress_health_check=list(HealthCheck))
 @given(seed=st.integers(0, 2**32), drawn=st.lists(drawn_mail(), max_size=3))
@@ -107,6 +100,28 @@ def test_no_password_gets_out(seed: int, drawn: list[Delivery]) -> None:
         return
     found = intake.findings()
     assert not found.passwords_out, found.report()
+
+
+def test_the_password_check_finds_a_password_that_gets_out(tmp_path: Path) -> None:
+    """The check above can fail: a password written into an answer is found."""
+    intake = InProcessIntake(f"sqlite:///{tmp_path / 'check.sqlite3'}", tmp_path)
+    try:
+        from datetime import datetime, timezone
+
+        from abalone_pbm.db import repository
+        from abalone_pbm.mail.compose import compose_mail
+
+        now = datetime(2026, 1, 1, tzinfo=timezone.utc)
+        mail = compose_mail(sender=OURS, to="fred@example.org", subject="leak",
+                            body=f"your password is {PASSWORDS[3]}", loop_token=OURS,
+                            date=now)
+        with intake.database.write() as session:
+            repository.enqueue_composed_many(session, [mail], now, inbox_id=None)
+        found = intake.findings()
+        assert [f for f in found.passwords_out if PASSWORDS[3] in f], found.report()
+        assert not found.clean
+    finally:
+        intake.close()
 
 
 def test_zz_close_the_fuzz_run() -> None:

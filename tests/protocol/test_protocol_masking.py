@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from abalone_pbm.protocol.masking import mask_passwords, quote_original
+from abalone_pbm.protocol.masking import (
+    find_passwords, hide_passwords, mask_passwords, quote_original,
+)
 
 M = "********"
 
@@ -209,3 +211,84 @@ def test_a_command_cut_over_lines_is_masked_across_them() -> None:
     assert mask_passwords("change password fred\nOld1 New2") == f"change password fred\n{M} {M}"
     quoted = quote_original("abalone move", "101 fred Pw1 c3-c5,d4")
     assert "Pw1" not in quoted and f"101 fred {M} c3-c5,d4" in quoted
+
+
+# --------------------------------------- a word after a userid, invisible blanks (§2.6)
+@pytest.mark.parametrize(
+    ("line", "masked"),
+    [
+        # commands without a password, written with one
+        ("all pebbles Pw1", f"all pebbles {M}"),
+        ("chat dino Pw1", f"chat dino {M}"),
+        ("ratings fred Pw1", f"ratings fred {M}"),
+        ("abalone show 101 fred Pw1", f"abalone show 101 fred {M}"),
+        ("help dino Pw1", f"help dino {M}"),
+        ("abalone wilma Pw1", f"abalone wilma {M}"),
+        ("Re: list betty Pw1", f"Re: list betty {M}"),
+        # blanks a mail program or a charset made of other characters
+        ("signup\u200bfred\u200bPw1", f"signup\u200bfred\u200b{M}"),
+        ("signup\ufefffred\ufeffPw1 fred@example.org", f"signup\ufefffred\ufeff{M} fred@example.org"),
+        ("signup\u3000fred\u3000Pw1", f"signup\u3000fred\u3000{M}"),
+        ("signup?fred?Pw1", f"signup?fred?{M}"),
+        ("password\u00e2\x80\x83set\u00e2\x80\x83fred\u00e2\x80\x83123\u00e2\x80\x83Pw1",
+         f"password\u00e2\x80\x83set\u00e2\x80\x83fred\u00e2\x80\x83{M}\u00e2\x80\x83{M}"),
+        ("=?us-ascii?Q?abalone_move_101_fred_Pw1_c3c5", f"=?us-ascii?Q?abalone_move_101_fred_{M}_c3c5"),
+        ("<p>change password dino Pw1 Pw2</p>", f"<p>change password dino {M} {M}</p>"),
+        ("=E9=0broadcast fred Pw1", f"=E9=0broadcast fred {M}"),
+        # a command written twice on a line, run together
+        ("vacation fred Pw1 maybevacation fred Pw1 maybe",
+         f"vacation fred {M} maybevacation fred {M} maybe"),
+        ("signup wilma Pw1signup wilma Pw1signup wilma Pw1",
+         f"signup wilma {M} wilma {M} wilma {M}"),
+        ("mvoe 102 wilma Pw1 c3-c5Fwd: mvoe 102 wilma Pw1 c3-c5",
+         f"mvoe 102 wilma {M} c3-c5Fwd: mvoe 102 wilma {M} c3-c5"),
+        ("change password barney Pw1 Pw2Fwd: change password barney Pw1 Pw2",
+         f"change password barney {M} {M} change password barney {M} {M}"),
+        ("vacation barney Pw1 maybe Bcc: x@y", f"vacation barney {M} maybe Bcc: x@y"),
+    ],
+)
+def test_a_word_after_a_userid_in_a_command_line_is_masked(line: str, masked: str) -> None:
+    assert mask_passwords(line) == masked
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "fred played well, nice game",
+        "all fred wants is a draw",
+        "Board 101 is great fun",
+        "show fred some respect",
+        "help me please",
+        "move it now",
+        "Games are fun with fred and wilma",
+        "history fred",
+        "abalone games fred all",
+        "abalone games fred active",
+        "help rules notation",
+        "that starts at c5 and points at d5 moves one cell that way.",
+        "I think fred played a great game today",
+    ],
+)
+def test_prose_after_a_command_word_is_never_masked(line: str) -> None:
+    assert mask_passwords(line) == line
+
+
+def test_a_further_userid_is_masked_only_when_it_names_nobody() -> None:
+    users = {"fred", "wilma"}
+    # Without the users known, "games fred wilma" and "games fred secret" look alike.
+    assert mask_passwords("abalone games fred wilma") == "abalone games fred wilma"
+    assert mask_passwords("abalone games fred wilma", users.__contains__) == (
+        "abalone games fred wilma")
+    assert mask_passwords("games fred Secret1", users.__contains__) == f"games fred {M}"
+    assert mask_passwords("challenge fred Secret1", users.__contains__) == f"challenge fred {M}"
+    assert find_passwords("history dino Secret1\nok", users.__contains__) == {"Secret1"}
+    assert find_passwords("abalone history dino Secret1", users.__contains__) == {"Secret1"}
+
+
+def test_a_password_found_is_hidden_everywhere_in_the_text() -> None:
+    text = "signup fred Pw1zzq\nmy password Pw1zzq is secret; Pw1zzqsignup too"
+    assert "Pw1zzq" not in mask_passwords(text)
+    assert mask_passwords(text).splitlines()[1] == f"my password {M} is secret; {M}signup too"
+    assert hide_passwords(f"Unknown command \"x Pw1zzq\"", {"Pw1zzq"}) == f'Unknown command "x {M}"'
+    # a short password is hidden as a word only, not inside other words
+    assert hide_passwords("pw and pwned", {"pw"}) == f"{M} and pwned"
