@@ -77,6 +77,10 @@ class Settings:
     challenges_per_player_daily: int = 20
     #: Analyses one sender may ask for per day: each holds the worker for a search.
     analyses_per_sender_daily: int = 20
+    #: New users one sender address may sign up per day, and new users the whole server
+    #: takes per hour (a signup storm from many addresses); 0 turns a limit off.
+    signups_per_sender_daily: int = 5
+    signups_per_hour: int = 300
     #: Wrong passwords allowed per user (from strangers) and per sender before the next
     #: try must wait: 1 minute, doubling with every further failure, at most this long.
     password_free_failures: int = 3
@@ -238,6 +242,7 @@ def _check(settings: Settings) -> None:
                  "relay_per_user_daily", "relay_per_recipient_daily", "broadcast_min_games",
                  "broadcast_min_age_days", "challenges_per_sender_daily",
                  "challenges_per_player_daily", "analyses_per_sender_daily",
+                 "signups_per_sender_daily", "signups_per_hour",
                  "password_free_failures"):
         if getattr(settings, name) < 0:
             raise ValueError(f"{PREFIX}{name.upper()} must not be negative")

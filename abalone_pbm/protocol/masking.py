@@ -77,7 +77,7 @@ _OWN_SUBJECT_RE = re.compile(
     re.IGNORECASE,
 )
 #: How many following lines may continue a command cut by the mail client.
-_CONTINUATION_LINES = 2
+_CONTINUATION_LINES = 4
 #: Words after the last password a command line may have beyond its syntax (a slip).
 _SLACK = 2
 
@@ -348,7 +348,7 @@ _COMMAND_WORDS_ANY = frozenset(
 #: Words of the protocol that are never a password where rule 3 looks for one.
 _PROTOCOL_WORDS = _COMMAND_WORDS_ANY | set(MOVE_ACTIONS) | {
     "all", "active", "inactive", "next", "on", "off", "text", "html", "rules", "notation",
-    "reply", "votes", "marks", "limits", "topics", "commands",
+    "reply", "votes", "marks", "limits", "topics", "commands", "new",
 }
 #: Common English words that are no userid (signup refuses them): after a command word
 #: they begin a sentence ("help me please", "move your marbles"), not a command.
@@ -363,7 +363,7 @@ NOT_USERIDS = frozenset("""
     your yours
 """.split())
 #: A word of prose: letters only, as long as ordinary words are.
-_PROSE_RE = re.compile(r"[a-z][a-z'’\-]{0,19}[.,;!?)]*", re.IGNORECASE)
+_PROSE_RE = re.compile(r"(?:[A-Za-z][a-z'’\-]{1,19}|[aAI])[.,;!?)]*")
 
 
 def _takes_userids(spec: CommandSpec | None) -> bool:
@@ -382,9 +382,11 @@ def _word_after_userid(spec: CommandSpec | None, args: Sequence[str],
         return None
     userid, word = args[index], args[index + 1]
     lowered = word.lower()
-    if not is_valid_userid(userid) or userid.lower() in NOT_USERIDS:
-        return None
-    if _is_placeholder(word) or lowered in _PROTOCOL_WORDS or _is_move_word(word):
+    if (not is_valid_userid(userid) or userid.lower() in NOT_USERIDS
+            or userid.lower() in _PROTOCOL_WORDS):
+        return None  # "preview new 3 ...", "help me please"
+    if (_is_placeholder(word) or lowered in _PROTOCOL_WORDS or _is_move_word(word)
+            or word.isdigit()):
         return None
     rest = args[index + 2:]
     repeated = any(rest[j] == userid and rest[j + 1] == word for j in range(len(rest) - 1))
@@ -427,6 +429,23 @@ def _line_passwords(analysed: Sequence[str], index: int, start: int,
     if not lowered or _OWN_SUBJECT_RE.fullmatch(" ".join(lowered)):
         return []
     found = _recognise(lowered)
+    if found is None and len(spans) < 2:
+        # "abalone" alone on a line, the command in the next ones (a folded Subject).
+        more = list(spans)
+        for following in range(index + 1, min(len(analysed), index + 1 + _CONTINUATION_LINES)):
+            if not analysed[following].strip():
+                break
+            more += [(following, a, b) for a, b in
+                     _spans(analysed[following], _command_start(analysed[following]))]
+        joined = _recognise([analysed[r][a:b].lower() for r, a, b in more])
+        if joined is not None and joined[0].secret:
+            spec, used = joined
+            args = [analysed[r][a:b] for r, a, b in more[used:]]
+            positions = [p for p in _secret_positions(spec, args)
+                         if p < len(args) and not _is_placeholder(args[p])]
+            if positions and _fits(spec, args, positions):
+                return [more[used + p] for p in positions]
+        return []
     if found is not None and found[0].secret:
         spec, used = found
         # A command cut by the mail client goes on in the next lines.
@@ -454,9 +473,37 @@ def _line_passwords(analysed: Sequence[str], index: int, start: int,
             if used + p < len(spans)]
 
 
+#: Invisible characters that are no blank: a third reading reads words without them
+#: ("wilm\x15a" is "wilma").
+_JOINING_RE = re.compile("[\x00-\x08\x0e-\x1b\x7f-\x84\x86-\x9f\u00ad\u200b-\u200d"
+                         "\u2060\ufeff]")
+
+
+def _joined(lines: Sequence[str]) -> tuple[list[str], list[list[int]]]:
+    """The lines without the characters of _JOINING_RE, and where each kept character
+    stood in its line."""
+    texts: list[str] = []
+    places: list[list[int]] = []
+    for line in lines:
+        kept = [i for i, char in enumerate(line) if not _JOINING_RE.match(char)]
+        texts.append("".join(line[i] for i in kept))
+        places.append(kept)
+    return texts, places
+
+
 def _find_spans(lines: Sequence[str], is_userid: UseridCheck) -> list[Span]:
+    found = _find_spans_in(lines, is_userid, fine_too=True)
+    if any(_JOINING_RE.search(line) for line in lines):
+        texts, places = _joined(lines)
+        found += [(row, places[row][a], places[row][b - 1] + 1)
+                  for row, a, b in _find_spans_in(texts, is_userid, fine_too=False)]
+    return found
+
+
+def _find_spans_in(lines: Sequence[str], is_userid: UseridCheck,
+                   fine_too: bool) -> list[Span]:
     found: list[Span] = []
-    for fine in (False, True):
+    for fine in (False, True) if fine_too else (False,):
         analysed = [_analysis(line, fine) for line in lines]
         for index, line in enumerate(analysed):
             if fine and _PLAIN_RE.fullmatch(lines[index]):
@@ -494,17 +541,24 @@ def _secrets_of(lines: Sequence[str], spans: Iterable[Span]) -> set[str]:
     return secrets
 
 
-def _hide_in_line(line: str, secrets: Sequence[str]) -> str:
-    """``line`` with every occurrence of the secrets masked: as a word, and inside a
-    longer word for a secret of six characters or more (rule 4)."""
+#: A password this long is hidden wherever it stands, also inside other words; a
+#: shorter one (often an ordinary word: "game") only in text back to its own writer,
+#: where hiding it tells nobody else what it was.
+LONG_SECRET = 6
+
+
+def _hide_in_line(line: str, secrets: Sequence[str], *, short_too: bool = False) -> str:
+    """``line`` with every occurrence of the secrets masked (rule 4): a secret of
+    LONG_SECRET characters or more anywhere; a shorter one, with ``short_too``, as a
+    word of its own (not inside an address: "fred@new.example")."""
     for secret in secrets:
         if secret not in line:
             continue
-        if len(secret) >= 6:
+        if len(secret) >= LONG_SECRET:
             line = line.replace(secret, PASSWORD_MASK)
-        else:
-            line = re.sub(
-                rf"(?<![A-Za-z0-9]){re.escape(secret)}(?![A-Za-z0-9])", PASSWORD_MASK, line)
+        elif short_too:
+            line = re.sub(rf"(?<![A-Za-z0-9@.]){re.escape(secret)}(?![A-Za-z0-9@]|\.\w)",
+                          PASSWORD_MASK, line)
     return line
 
 
@@ -532,7 +586,8 @@ def _mask_lines(lines: list[str], is_userid: UseridCheck = None) -> list[str]:
                 merged.append((a, b))
         for a, b in reversed(merged):
             out[row] = out[row][:a] + PASSWORD_MASK + out[row][b:]
-    return [_hide_in_line(line, secrets) for line in out]
+    # The text itself quotes the command: a short password is hidden as a word too.
+    return [_hide_in_line(line, secrets, short_too=True) for line in out]
 
 
 def find_passwords(text: str, is_userid: UseridCheck = None) -> set[str]:
@@ -541,16 +596,20 @@ def find_passwords(text: str, is_userid: UseridCheck = None) -> set[str]:
     return _secrets_of(lines, _find_spans(lines, is_userid))
 
 
-def hide_passwords(text: str, secrets: Iterable[str]) -> str:
-    """``text`` with every one of ``secrets`` (found in another text, e.g. the mail
-    being answered) replaced by ``********``; HTML markup is left alone."""
+def hide_passwords(text: str, secrets: Iterable[str], *, short_too: bool = False) -> str:
+    """``text`` with the ``secrets`` (found in another text, e.g. the mail being
+    answered) replaced by ``********``: those of LONG_SECRET characters or more
+    anywhere, shorter ones as words of their own with ``short_too`` (for an answer to
+    the writer of the secrets; in text for others, hiding "game" would tell them it
+    was the password)."""
     ordered = _ordered(secrets)
     if not ordered or not text:
         return text
-    return _hide_in_line(text, ordered)
+    return _hide_in_line(text, ordered, short_too=short_too)
 
 
-def hide_passwords_in_html(html_text: str, secrets: Iterable[str]) -> str:
+def hide_passwords_in_html(html_text: str, secrets: Iterable[str], *,
+                           short_too: bool = False) -> str:
     """Like :func:`hide_passwords`, in the text between the tags of an HTML page."""
     import html as html_module
 
@@ -560,7 +619,8 @@ def hide_passwords_in_html(html_text: str, secrets: Iterable[str]) -> str:
     escaped = _ordered([*ordered, *(html_module.escape(s) for s in ordered),
                         *(html_module.escape(s, quote=False) for s in ordered)])
     pieces = re.split(r"(<[^<>]*>)", html_text)
-    return "".join(piece if piece.startswith("<") else _hide_in_line(piece, escaped)
+    return "".join(piece if piece.startswith("<")
+                   else _hide_in_line(piece, escaped, short_too=short_too)
                    for piece in pieces)
 
 

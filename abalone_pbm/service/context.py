@@ -92,13 +92,16 @@ class MailContext:
         passwords masked by the masking rule and this mail's own passwords hidden."""
         return hide_passwords(mask_passwords(text), self.secrets)
 
-    def _hide_secrets(self, mail: Outgoing) -> None:
+    def _hide_secrets(self, mail: Outgoing, *, to_writer: bool) -> None:
+        """This mail's passwords out of ``mail``: all of them in an answer to the
+        writer, the long ones in mail to others (hiding a short ordinary word there
+        would tell them what the password was)."""
         if not self.secrets:
             return
-        mail.subject = hide_passwords(mail.subject, self.secrets)
-        mail.body = hide_passwords(mail.body, self.secrets)
+        mail.subject = hide_passwords(mail.subject, self.secrets, short_too=to_writer)
+        mail.body = hide_passwords(mail.body, self.secrets, short_too=to_writer)
         if mail.html:
-            mail.html = hide_passwords_in_html(mail.html, self.secrets)
+            mail.html = hide_passwords_in_html(mail.html, self.secrets, short_too=to_writer)
 
     def keep(self, scope: str, subject: str) -> None:
         """Count one rate-limit event that stays counted even when the command fails."""
@@ -174,7 +177,7 @@ class MailContext:
         self._learn_formats([m.to for m in self.outgoing if m.html])
         composed: list[ComposedMail] = []
         for mail in self.outgoing:
-            self._hide_secrets(mail)
+            self._hide_secrets(mail, to_writer=id(mail) in answers)
             if id(mail) in answers:
                 target = rates.normalise_address(mail.to)
                 if not rates.answer_room(self.session, self.settings, target,

@@ -17,6 +17,7 @@ import logging
 from collections.abc import Iterable
 from datetime import datetime, timedelta
 
+
 from .. import render
 from ..config import Settings
 from ..db.models import User
@@ -24,6 +25,7 @@ from . import rates
 from .context import CommandError, MailContext, Outgoing
 
 log = logging.getLogger(__name__)
+HOUR = timedelta(hours=1)
 
 #: The first wait of the password throttle; it doubles with each further failure.
 FIRST_PASSWORD_DELAY = timedelta(minutes=1)
@@ -127,6 +129,27 @@ def check_challenged(ctx: MailContext, players: Iterable[User], challenger: str 
             )
     for user in named:
         rates.record(ctx.session, rates.CHALLENGED, user.userid, ctx.now)
+
+
+# ------------------------------------------------------------------ signups
+def check_signup_allowed(ctx: MailContext) -> None:
+    """A sender signs up at most ``signups_per_sender_daily`` new users a day, and the
+    server takes at most ``signups_per_hour`` new users an hour from everybody: a storm
+    of signups fills neither the database nor the outbox."""
+    sender = _sender(ctx)
+    cap = ctx.settings.signups_per_sender_daily
+    if cap and rates.count(ctx.session, rates.SIGNUP, sender, ctx.now - rates.DAY) >= cap:
+        raise CommandError(
+            f"One address may sign up at most {cap} users a day; please try again tomorrow"
+        )
+    hourly = ctx.settings.signups_per_hour
+    if hourly and rates.count(ctx.session, rates.SIGNUP_ANY, "", ctx.now - HOUR) >= hourly:
+        raise CommandError(
+            "The server has taken as many new users as it takes in an hour; please try "
+            "again in an hour"
+        )
+    rates.record(ctx.session, rates.SIGNUP, sender, ctx.now)
+    rates.record(ctx.session, rates.SIGNUP_ANY, "", ctx.now)
 
 
 # ------------------------------------------------------------------ analyses

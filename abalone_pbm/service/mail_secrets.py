@@ -19,7 +19,7 @@ _SECRET_LINES = 250
 
 
 def secrets_of_mail(session: Session, settings: Settings, raw_subject: str,
-                      body: str) -> set[str]:
+                    body: str) -> set[str]:
     """Every password of the mail (DESIGN §2.6): what its commands read as passwords,
     and every word standing where a password stands (protocol.masking), the words
     after a userid in ``games``/``history``/``challenge`` that name no user included."""
@@ -33,7 +33,9 @@ def secrets_of_mail(session: Session, settings: Settings, raw_subject: str,
         return known[key]
 
     lines = body.replace("\r\n", "\n").replace("\r", "\n").split("\n")[:_SECRET_LINES]
-    text = "\n".join([raw_subject, protocol.strip_subject_prefixes(raw_subject), *lines])
+    # The Subject apart from the body: a command there does not go on in the body.
+    text = "\n\n".join([raw_subject, protocol.strip_subject_prefixes(raw_subject),
+                         "\n".join(lines)])
     secrets = protocol.find_passwords(text, is_userid)
     subject = protocol.strip_subject_prefixes(raw_subject)
     commands: list[Any] = []

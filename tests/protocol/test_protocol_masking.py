@@ -290,5 +290,8 @@ def test_a_password_found_is_hidden_everywhere_in_the_text() -> None:
     assert "Pw1zzq" not in mask_passwords(text)
     assert mask_passwords(text).splitlines()[1] == f"my password {M} is secret; {M}signup too"
     assert hide_passwords(f"Unknown command \"x Pw1zzq\"", {"Pw1zzq"}) == f'Unknown command "x {M}"'
-    # a short password is hidden as a word only, not inside other words
-    assert hide_passwords("pw and pwned", {"pw"}) == f"{M} and pwned"
+    # a short password is hidden as a word only, not inside other words nor addresses,
+    # and only in text for its writer (for others, "nice ********" would tell it)
+    assert hide_passwords("pw and pwned", {"pw"}, short_too=True) == f"{M} and pwned"
+    assert hide_passwords("at fred@new.example", {"new"}, short_too=True) == "at fred@new.example"
+    assert hide_passwords("nice game", {"game"}) == "nice game"

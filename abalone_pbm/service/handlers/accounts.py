@@ -12,6 +12,7 @@ from ... import protocol, render
 from ...db import repository
 from ...db.models import Seat, User
 from ...mail import validation
+from ...protocol.masking import NOT_USERIDS
 from .. import limits, optin
 from ..context import CommandError, MailContext, Outgoing
 from ..mails import signup_confirmation, text_answer
@@ -71,6 +72,12 @@ def signup(ctx: MailContext, c: protocol.Signup) -> None:
     wanted = _named(ctx, c.addresses, most=most, what="A signup") or [normalise_address(ctx.sender)]
     if repository.get_user(ctx.session, c.userid) is not None:
         raise CommandError(f"Userid {c.userid} is already taken; please choose another")
+    if c.userid in NOT_USERIDS:
+        # After a command word such a word begins a sentence, not a userid: the masking
+        # of passwords reads it so (protocol.masking, rule 3).
+        raise CommandError(f'"{c.userid}" is a common English word, which cannot be a '
+                           "userid; please choose another")
+    limits.check_signup_allowed(ctx)
     user = repository.add_user(ctx.session, c.userid, hash_password(c.password), [], ctx.now)
     # Only the address the mail came from is confirmed by it; the others are asked.
     optin.attach(ctx, user, wanted)
