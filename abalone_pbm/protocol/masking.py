@@ -385,9 +385,10 @@ def _word_after_userid(spec: CommandSpec | None, args: Sequence[str],
     if (not is_valid_userid(userid) or userid.lower() in NOT_USERIDS
             or userid.lower() in _PROTOCOL_WORDS):
         return None  # "preview new 3 ...", "help me please"
-    if (_is_placeholder(word) or lowered in _PROTOCOL_WORDS or _is_move_word(word)
-            or word.isdigit()):
+    if _is_placeholder(word) or lowered in _PROTOCOL_WORDS or _is_move_word(word):
         return None
+    if word.isdigit() and not (spec is not None and spec.secret):
+        return None  # a number ("preview new 3 ..."), unless a code stands there
     rest = args[index + 2:]
     repeated = any(rest[j] == userid and rest[j + 1] == word for j in range(len(rest) - 1))
     if (rest and all(_PROSE_RE.fullmatch(w) for w in rest[:2])
@@ -411,8 +412,16 @@ def _first_command_word(lowered: Sequence[str]) -> bool:
     """Whether the line begins with a command word: exactly, or with one slip in a word
     of six letters or more (a slip of a shorter one is often another word: "that" and
     "chat", "more" and "move")."""
-    return bool(lowered) and (lowered[0] in _COMMAND_WORDS_ANY or any(
-        len(word) >= 6 and _close(lowered[0], word) for word in _COMMAND_WORDS_ANY))
+    return bool(lowered) and (lowered[0] in _COMMAND_WORDS_ANY or lowered[0] in _BEHEADED
+                              or any(len(word) >= 6 and _close(lowered[0], word)
+                                     for word in _COMMAND_WORDS_ANY))
+
+
+#: Command words without their first letter: what is left when a broken
+#: quoted-printable escape ("=0a", a line feed) took it ("dd fred pw" was "add ...").
+#: (Not those that are English words themselves: "how", "hat", "et", "review".)
+_BEHEADED = frozenset(word[1:] for word in _COMMAND_WORDS_ANY if len(word) >= 3) - {
+    "how", "hat", "et", "review", "ove", "ll"}
 
 
 # --------------------------------------------------------------------- masking
