@@ -482,6 +482,8 @@ def _line_passwords(analysed: Sequence[str], index: int, start: int,
             if used + p < len(spans)]
 
 
+#: A short word ending in a colon before a command: a label such as "wd:".
+_LABEL_RE = re.compile(r"[A-Za-z]{1,8}:\s+")
 #: Invisible characters that are no blank: a third reading reads words without them
 #: ("wilm\x15a" is "wilma").
 _JOINING_RE = re.compile("[\x00-\x08\x0e-\x1b\x7f-\x84\x86-\x9f\u00ad\u200b-\u200d"
@@ -519,8 +521,12 @@ def _find_spans_in(lines: Sequence[str], is_userid: UseridCheck,
                 continue  # nothing to split further: the first reading saw it all
             base = _command_start(line)
             starts = _junk_end(line, base)
-            # Re:, Subject: ... may stand after the junk too ("<p>AW: signup ...").
+            # Re:, Subject: ... may stand after the junk too ("<p>AW: signup ..."), or
+            # a label whose first letters the junk took ("=E9=0Fwd:" left "wd:").
             starts += [_command_start(" " * s + line[s:]) for s in starts]
+            label = _LABEL_RE.match(line, starts[-1])
+            if label:
+                starts.append(label.end())
             for start in dict.fromkeys(starts):
                 spans = _line_passwords(analysed, index, start, is_userid)
                 if spans:

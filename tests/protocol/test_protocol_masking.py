@@ -235,6 +235,9 @@ def test_a_command_cut_over_lines_is_masked_across_them() -> None:
         ("=?us-ascii?Q?abalone_move_101_fred_Pw1_c3c5", f"=?us-ascii?Q?abalone_move_101_fred_{M}_c3c5"),
         ("<p>change password dino Pw1 Pw2</p>", f"<p>change password dino {M} {M}</p>"),
         ("=E9=0broadcast fred Pw1", f"=E9=0broadcast fred {M}"),
+        ("=ZZ\ufffd\x0cwd: signoff fred Pw1", f"=ZZ\ufffd\x0cwd: signoff fred {M}"),
+        ("mvoe board#9 wilm\x15a Pw1 c3-c5", f"mvoe board#9 wilm\x15a {M} c3-c5"),
+        ("abalone\n move\n 102\n dino Pw1 c3-c5,d4", f"abalone\n move\n 102\n dino {M} c3-c5,d4"),
         # a command written twice on a line, run together
         ("vacation fred Pw1 maybevacation fred Pw1 maybe",
          f"vacation fred {M} maybevacation fred {M} maybe"),
