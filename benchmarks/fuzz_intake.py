@@ -141,11 +141,12 @@ def run_smtp(items: Iterator[Delivery], db_url: str, workdir: Path, clients: int
     relay = Controller(sink, hostname="127.0.0.1", port=relay_port, enable_SMTPUTF8=True)
     relay.start()
     listen = f"127.0.0.1:{free_port()}"
-    # No daily reply cap: the run has a dozen senders, and a cap would drop most of their
-    # mail before the worker read it (the cap is tested elsewhere).
+    # No daily reply cap and no daily limit of mails per sender: the run has a dozen
+    # senders, and the limits would drop most of their mail before the worker read it
+    # (the limits are tested elsewhere).
     env = dict(os.environ, ABALONE_PBM_LISTEN=listen, ABALONE_PBM_DATABASE_URL=db_url,
                ABALONE_PBM_RELAY=f"smtp://127.0.0.1:{relay_port}",
-               ABALONE_PBM_DAILY_REPLY_CAP="0")
+               ABALONE_PBM_DAILY_REPLY_CAP="0", ABALONE_PBM_SENDER_DAILY_MAILS="0")
     log_path = workdir / "serve.log"
     with open(log_path, "w") as log_file:
         server = subprocess.Popen([sys.executable, "-m", "abalone_pbm", "serve"], cwd=workdir,
@@ -198,7 +199,7 @@ def run_smtp(items: Iterator[Delivery], db_url: str, workdir: Path, clients: int
 def run_in_process(items: Iterator[Delivery], db_url: str, workdir: Path) -> int:
     from tests.abuse.intake_inprocess import InProcessIntake
 
-    intake = InProcessIntake(db_url, workdir, daily_reply_cap=0)
+    intake = InProcessIntake(db_url, workdir, daily_reply_cap=0, sender_daily_mails=0)
     outcomes: Counter[str] = Counter()
     started = time.monotonic()
     index = 0

@@ -429,7 +429,7 @@ Span = tuple[int, int, int]  # (row, start, end)
 
 
 def _line_passwords(analysed: Sequence[str], index: int, start: int,
-                    is_userid: UseridCheck) -> list[Span]:
+                    is_userid: UseridCheck, originals: Sequence[str]) -> list[Span]:
     """The passwords of the command that begins at ``start`` of line ``index``."""
     line = analysed[index]
     spans = [(index, a, b) for a, b in _spans(line, start)]
@@ -442,7 +442,7 @@ def _line_passwords(analysed: Sequence[str], index: int, start: int,
         # "abalone" alone on a line, the command in the next ones (a folded Subject).
         more = list(spans)
         for following in range(index + 1, min(len(analysed), index + 1 + _CONTINUATION_LINES)):
-            if not analysed[following].strip():
+            if not originals[following].strip():  # (junk alone is no blank line)
                 break
             more += [(following, a, b) for a, b in
                      _spans(analysed[following], _command_start(analysed[following]))]
@@ -460,7 +460,7 @@ def _line_passwords(analysed: Sequence[str], index: int, start: int,
         # A command cut by the mail client goes on in the next lines.
         following = index + 1
         while (len(spans) - used <= max(spec.secret) and following < len(analysed)
-               and following <= index + _CONTINUATION_LINES and analysed[following].strip()):
+               and following <= index + _CONTINUATION_LINES and originals[following].strip()):
             more = analysed[following]
             spans += [(following, a, b) for a, b in _spans(more, _command_start(more))]
             following += 1
@@ -517,7 +517,8 @@ def _find_spans_in(lines: Sequence[str], is_userid: UseridCheck,
     for fine in (False, True) if fine_too else (False,):
         analysed = [_analysis(line, fine) for line in lines]
         for index, line in enumerate(analysed):
-            if fine and _PLAIN_RE.fullmatch(lines[index]):
+            if fine and all(_PLAIN_RE.fullmatch(lines[row]) for row in
+                            range(index, min(len(lines), index + 1 + _CONTINUATION_LINES))):
                 continue  # nothing to split further: the first reading saw it all
             base = _command_start(line)
             starts = _junk_end(line, base)
@@ -528,7 +529,7 @@ def _find_spans_in(lines: Sequence[str], is_userid: UseridCheck,
             if label:
                 starts.append(label.end())
             for start in dict.fromkeys(starts):
-                spans = _line_passwords(analysed, index, start, is_userid)
+                spans = _line_passwords(analysed, index, start, is_userid, lines)
                 if spans:
                     found += spans
                     break

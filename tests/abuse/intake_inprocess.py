@@ -38,9 +38,11 @@ class _Capture(logging.Handler):
 
 
 class InProcessIntake:
-    def __init__(self, db_url: str, tmp_path: Path, *, daily_reply_cap: int = 100) -> None:
+    def __init__(self, db_url: str, tmp_path: Path, *, daily_reply_cap: int = 100,
+                 sender_daily_mails: int = 500) -> None:
         self.settings = Settings(database_url=db_url, maildir=str(tmp_path / "outgoing"),
-                                 robot_budget=0.05, daily_reply_cap=daily_reply_cap)
+                                 robot_budget=0.05, daily_reply_cap=daily_reply_cap,
+                                 sender_daily_mails=sender_daily_mails)
         self.database = Database(db_url)
         self.database.ensure_schema()
         self.clock = ManualClock()

@@ -236,6 +236,8 @@ def test_a_command_cut_over_lines_is_masked_across_them() -> None:
         ("<p>change password dino Pw1 Pw2</p>", f"<p>change password dino {M} {M}</p>"),
         ("=E9=0broadcast fred Pw1", f"=E9=0broadcast fred {M}"),
         ("=ZZ\ufffd\x0cwd: signoff fred Pw1", f"=ZZ\ufffd\x0cwd: signoff fred {M}"),
+        ("Subject: mvoe\n \u00d9\u00a1\u00d9\u00a0\u00d9\u00a1\n barney\n Pw1 c3-c5",
+         f"Subject: mvoe\n \u00d9\u00a1\u00d9\u00a0\u00d9\u00a1\n barney\n {M} c3-c5"),
         ("abalone\n move\n 102\n dino Pw1 c3-c5,d4", f"abalone\n move\n 102\n dino {M} c3-c5,d4"),
         # a command written twice on a line, run together
         ("vacation fred Pw1 maybevacation fred Pw1 maybe",
