@@ -439,15 +439,17 @@ def _line_passwords(analysed: Sequence[str], index: int, start: int,
         return []
     found = _recognise(lowered)
     if found is None and len(spans) < 2:
-        # "abalone" alone on a line, the command in the next ones (a folded Subject).
+        # "abalone" alone on a line, the command in the next ones (a folded Subject):
+        # the lines are taken one by one until the command's words fit.
         more = list(spans)
         for following in range(index + 1, min(len(analysed), index + 1 + _CONTINUATION_LINES)):
             if not originals[following].strip():  # (junk alone is no blank line)
                 break
             more += [(following, a, b) for a, b in
                      _spans(analysed[following], _command_start(analysed[following]))]
-        joined = _recognise([analysed[r][a:b].lower() for r, a, b in more])
-        if joined is not None and joined[0].secret:
+            joined = _recognise([analysed[r][a:b].lower() for r, a, b in more])
+            if joined is None or not joined[0].secret:
+                continue
             spec, used = joined
             args = [analysed[r][a:b] for r, a, b in more[used:]]
             positions = [p for p in _secret_positions(spec, args)
