@@ -463,8 +463,8 @@ def _line_passwords(analysed: Sequence[str], index: int, start: int,
         following = index + 1
         while (len(spans) - used <= max(spec.secret) and following < len(analysed)
                and following <= index + _CONTINUATION_LINES and originals[following].strip()):
-            more = analysed[following]
-            spans += [(following, a, b) for a, b in _spans(more, _command_start(more))]
+            next_line = analysed[following]
+            spans += [(following, a, b) for a, b in _spans(next_line, _command_start(next_line))]
             following += 1
         args = [analysed[i][a:b] for i, a, b in spans[used:]]
         positions = [p for p in _secret_positions(spec, args)
