@@ -200,6 +200,8 @@ def _fits(spec: CommandSpec, args: Sequence[str], positions: Sequence[int]) -> b
     secret_tokens = max(spec.secret) + 1
     expected = [t for t in tokens[secret_tokens:]]
     rest = list(args[max(positions) + 1:])
+    if rest and args[min(positions)].lower() in NOT_USERIDS:
+        return False  # "delete fred from the list": a sentence, not a password
     if not expected or not rest:
         return len(rest) <= _SLACK
     token = expected[0].strip("[]")
@@ -268,6 +270,8 @@ _FINE_SEPARATOR_RE = re.compile(r"[^\x21-\x3e\x40-\x5e\x60-\x7e]+")
 _TOKEN_RE = re.compile(r"\S+")
 #: Quoted-printable escapes of an encoded word left undecoded (``=E2=80=83``).
 _QP_ESCAPE_RE = re.compile(r"(?:=[0-9A-F]{2})+")
+#: UTF-7 of a blank left undecoded (``+IAs-`` is a zero-width space).
+_UTF7_SHIFT_RE = re.compile(r"\+[A-Za-z0-9/]{2,8}-")
 #: A line the second reading would read as the first does.
 _PLAIN_RE = re.compile(r"[\x20-\x3e\x40-\x5e\x60-\x7e]*")
 #: The words of a line looked at for a command; more are only counted as "many".
@@ -286,7 +290,8 @@ def _analysis(line: str, fine: bool) -> str:
     text = _blanked(_ENCODED_FRAME_RE, text)
     text = _blanked(_SEPARATOR_RE, text)
     if fine:
-        text = _blanked(_FINE_SEPARATOR_RE, _blanked(_QP_ESCAPE_RE, text))
+        text = _blanked(_QP_ESCAPE_RE, _blanked(_UTF7_SHIFT_RE, text))
+        text = _blanked(_FINE_SEPARATOR_RE, text)
     return text
 
 
@@ -391,7 +396,12 @@ def _word_after_userid(spec: CommandSpec | None, args: Sequence[str],
         return None  # a number ("preview new 3 ..."), unless a code stands there
     rest = args[index + 2:]
     repeated = any(rest[j] == userid and rest[j + 1] == word for j in range(len(rest) - 1))
-    if (rest and all(_PROSE_RE.fullmatch(w) for w in rest[:2])
+    if lowered in NOT_USERIDS:
+        return None  # "delete fred from the list": no password is such a word
+    # A command with a password of its own needs two ordinary words after it to read
+    # as a sentence ("change address fred pw Barney" is a display name cut off).
+    enough = 2 if spec is not None and spec.secret else 1
+    if (len(rest) >= enough and all(_PROSE_RE.fullmatch(w) for w in rest[:2])
             and rest[0].lower() not in _COMMAND_WORDS_ANY and not repeated):
         # A sentence goes on ("all fred wants is a draw", "Board 101 is great fun");
         # but the same userid and word again is the command written twice (a Subject
@@ -401,6 +411,12 @@ def _word_after_userid(spec: CommandSpec | None, args: Sequence[str],
             and (is_userid is None or is_userid(word))):
         return None  # another userid ("games fred wilma"), or nobody can tell
     return index + 1
+
+
+#: First words of the commands that have a password.
+_SECRET_FIRST_WORDS = frozenset(
+    key[0] if key[0] != GAME_WORD else key[1] for key, spec in COMMAND_WORDS.items()
+    if spec.secret) | {GAME_WORD}
 
 
 def _bare_game_command(word: str) -> CommandSpec | None:
@@ -421,7 +437,7 @@ def _first_command_word(lowered: Sequence[str]) -> bool:
 #: quoted-printable escape ("=0a", a line feed) took it ("dd fred pw" was "add ...").
 #: (Not those that are English words themselves: "how", "hat", "et", "review".)
 _BEHEADED = frozenset(word[1:] for word in _COMMAND_WORDS_ANY if len(word) >= 3) - {
-    "how", "hat", "et", "review", "ove", "ll"}
+    "how", "hat", "et", "review", "ove"}
 
 
 # --------------------------------------------------------------------- masking
@@ -429,7 +445,8 @@ Span = tuple[int, int, int]  # (row, start, end)
 
 
 def _line_passwords(analysed: Sequence[str], index: int, start: int,
-                    is_userid: UseridCheck, originals: Sequence[str]) -> list[Span]:
+                    is_userid: UseridCheck, originals: Sequence[str],
+                    garbled: bool = False) -> list[Span]:
     """The passwords of the command that begins at ``start`` of line ``index``."""
     line = analysed[index]
     spans = [(index, a, b) for a, b in _spans(line, start)]
@@ -471,6 +488,14 @@ def _line_passwords(analysed: Sequence[str], index: int, start: int,
                      if p < len(args) and not _is_placeholder(args[p])]
         if positions and _fits(spec, args, positions):
             return [spans[used + p] for p in positions]
+    if garbled and not _PLAIN_RE.fullmatch(originals[index]) and len(spans) >= 2 and (
+            (found is not None and found[0].secret) or lowered[0] in _SECRET_FIRST_WORDS):
+        # A line read through junk (a wrong charset ate the userid or "set"): the
+        # command's words do not fit, and its last word may be the password.
+        last = words[-1]
+        if not (_is_placeholder(last) or "|" in last or last.lower() in _PROTOCOL_WORDS
+                or last.isdigit() or last.lower() in NOT_USERIDS):
+            return [spans[-1]]
     if found is None and not _first_command_word(lowered):
         return []
     # Rule 3, also for a command with a password whose words do not fit it (the
@@ -531,7 +556,7 @@ def _find_spans_in(lines: Sequence[str], is_userid: UseridCheck,
             if label:
                 starts.append(label.end())
             for start in dict.fromkeys(starts):
-                spans = _line_passwords(analysed, index, start, is_userid, lines)
+                spans = _line_passwords(analysed, index, start, is_userid, lines, fine)
                 if spans:
                     found += spans
                     break

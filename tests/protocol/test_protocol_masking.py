@@ -236,6 +236,11 @@ def test_a_command_cut_over_lines_is_masked_across_them() -> None:
         ("<p>change password dino Pw1 Pw2</p>", f"<p>change password dino {M} {M}</p>"),
         ("=E9=0broadcast fred Pw1", f"=E9=0broadcast fred {M}"),
         ("=ZZ\ufffd\x0cwd: signoff fred Pw1", f"=ZZ\ufffd\x0cwd: signoff fred {M}"),
+        ("=?utf-7?Q?message+IAs-barney+IAs-Pw1+IAs-dino",
+         f"=?utf-7?Q?message+IAs-barney+IAs-{M}+IAs-dino"),
+        ("change address barney Pw1 Barney", f"change address barney {M} Barney"),
+        ("ll barney Pw1", f"ll barney {M}"),
+        ("password\u200b\u3d73\u6500\u7400\u0b00\u200bPw1", f"password\u200b\u3d73\u6500\u7400\u0b00\u200b{M}"),
         ("Subject: mvoe\n \u00d9\u00a1\u00d9\u00a0\u00d9\u00a1\n barney\n Pw1 c3-c5",
          f"Subject: mvoe\n \u00d9\u00a1\u00d9\u00a0\u00d9\u00a1\n barney\n {M} c3-c5"),
         ("abalone\n move\n 102\n dino Pw1 c3-c5,d4", f"abalone\n move\n 102\n dino {M} c3-c5,d4"),
@@ -271,6 +276,8 @@ def test_a_word_after_a_userid_in_a_command_line_is_masked(line: str, masked: st
         "help rules notation",
         "that starts at c5 and points at d5 moves one cell that way.",
         "I think fred played a great game today",
+        "delete fred from the list",
+        "    digest <userid> <password> on|off \u2014 a digest",
     ],
 )
 def test_prose_after_a_command_word_is_never_masked(line: str) -> None:
