@@ -494,7 +494,8 @@ def _line_passwords(analysed: Sequence[str], index: int, start: int,
         # command's words do not fit, and its last word may be the password.
         last = words[-1]
         if not (_is_placeholder(last) or "|" in last or last.lower() in _PROTOCOL_WORDS
-                or last.isdigit() or last.lower() in NOT_USERIDS):
+                or last.isdigit() or last.lower() in NOT_USERIDS or _is_move_word(last)
+                or looks_like_move(last)):
             return [spans[-1]]
     if found is None and not _first_command_word(lowered):
         return []
