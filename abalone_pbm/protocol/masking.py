@@ -459,13 +459,25 @@ def _line_passwords(analysed: Sequence[str], index: int, start: int,
         # "abalone" alone on a line, the command in the next ones (a folded Subject):
         # the lines are taken one by one until the command's words fit.
         more = list(spans)
+        folded = True  # every further line begins with a blank, as a folded header's
         for following in range(index + 1, min(len(analysed), index + 1 + _CONTINUATION_LINES)):
-            if not originals[following].strip():  # (junk alone is no blank line)
+            if not originals[following]:
                 break
+            if not originals[following].strip():
+                continue  # a folded header's blank continuation line (" ")
+            folded = folded and originals[following][:1] in " \t"
             more += [(following, a, b) for a, b in
                      _spans(analysed[following], _command_start(analysed[following]))]
-            joined = _recognise([analysed[r][a:b].lower() for r, a, b in more])
+            words_so_far = [analysed[r][a:b] for r, a, b in more]
+            joined = _recognise([w.lower() for w in words_so_far])
             if joined is None or not joined[0].secret:
+                if folded and _first_command_word([w.lower() for w in words_so_far]):
+                    # Rule 3 over a folded Subject ("challenge" / " fred" / " pw").
+                    spec_of = joined[0] if joined else _bare_game_command(words_so_far[0].lower())
+                    used = joined[1] if joined else 1
+                    position = _word_after_userid(spec_of, words_so_far[used:], is_userid)
+                    if position is not None and used + position == len(more) - 1:
+                        return [more[used + position]]
                 continue
             spec, used = joined
             args = [analysed[r][a:b] for r, a, b in more[used:]]
@@ -479,7 +491,10 @@ def _line_passwords(analysed: Sequence[str], index: int, start: int,
         # A command cut by the mail client goes on in the next lines.
         following = index + 1
         while (len(spans) - used <= max(spec.secret) and following < len(analysed)
-               and following <= index + _CONTINUATION_LINES and originals[following].strip()):
+               and following <= index + _CONTINUATION_LINES and originals[following]):
+            if not originals[following].strip():
+                following += 1  # a folded header's blank continuation line (" ")
+                continue
             next_line = analysed[following]
             spans += [(following, a, b) for a, b in _spans(next_line, _command_start(next_line))]
             following += 1

@@ -312,3 +312,12 @@ def test_a_control_character_inside_a_userid_does_not_move_the_password() -> Non
     # Read both ways (a blank, or nothing): the password is hidden either way.
     masked = mask_passwords("mvoe board#9 wilm\x15a Pw1 c3-c5")
     assert "Pw1" not in masked and masked.startswith("mvoe board#9 wilm") and "c3-c5" in masked
+
+
+def test_a_folded_subject_quoted_in_a_body_is_masked() -> None:
+    text = "To: x\nSubject: Re:\n signup\n \n wilma  Pw1\nMessage-ID: <f>"
+    assert "Pw1" not in mask_passwords(text)
+    folded = "Subject: challenge\n barney\n Pw1\nMessage-ID: "
+    assert find_passwords(folded, {"barney"}.__contains__) == {"Pw1"}
+    # a command and a paragraph after a blank line are two things
+    assert mask_passwords("signup fred\n\nhello there") == "signup fred\n\nhello there"
