@@ -77,8 +77,11 @@ class ArgumentReader:
 
     def done(self) -> None:
         if self.pos < len(self.words):
-            extra = " ".join(self.words[self.pos :])
-            raise self.fail(f'Too many words for "{self.spec.name}": {extra}')
+            # Counted, not quoted: a word the command does not take may be a password
+            # written where this command has none (``games fred <password>``).
+            extra = len(self.words) - self.pos
+            more = "one word" if extra == 1 else f"{extra} words"
+            raise self.fail(f'Too many words for "{self.spec.name}": {more} more than it takes')
 
     def board_and_ply(self, word: str) -> tuple[int, int | None]:
         text, _, ply_text = word.partition("#")
