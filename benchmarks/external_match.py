@@ -416,13 +416,7 @@ def play_game(spec: MatchSpec, index: int, engine: Engine,
             took = time.perf_counter() - started
             info = robot.last_info
             if info is not None and info.depths:
-                st.searched += 1
-                st.depth_total += info.depth
-                st.nodes += info.nodes
-                st.seconds += info.elapsed
-                if 10 <= board.ply <= 60:
-                    st.mid_moves += 1
-                    st.mid_depth_total += info.depth
+                st.searched_once(info.depth, info.nodes, info.elapsed, board.ply)
         else:
             try:
                 reply = engine.choose(board, spec.budget)
@@ -437,13 +431,7 @@ def play_game(spec: MatchSpec, index: int, engine: Engine,
                            f"seat 2 {reply.masks[1]:#x})")
                 break
             move = found
-            st.searched += 1
-            st.depth_total += reply.depth
-            st.nodes += reply.nodes
-            st.seconds += reply.seconds
-            if 10 <= board.ply <= 60:
-                st.mid_moves += 1
-                st.mid_depth_total += reply.depth
+            st.searched_once(reply.depth, reply.nodes, reply.seconds, board.ply)
         st.moves += 1
         if thinking is not None:
             thinking["a" if mine else "b"] += took

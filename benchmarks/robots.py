@@ -60,6 +60,16 @@ class EngineStats:
     longest: float = 0.0
     over_budget: int = 0
 
+    def searched_once(self, depth: int, nodes: int, seconds: float, ply: int) -> None:
+        """One move found by search, at ``ply`` (plies 10-60 also count as middlegame)."""
+        self.searched += 1
+        self.depth_total += depth
+        self.nodes += nodes
+        self.seconds += seconds
+        if 10 <= ply <= 60:
+            self.mid_moves += 1
+            self.mid_depth_total += depth
+
     def add(self, other: EngineStats) -> None:
         self.moves += other.moves
         self.searched += other.searched
@@ -139,13 +149,7 @@ def play(spec: GameSpec) -> GameResult:
             st.over_budget += 1
         info = engine.last_info
         if info is not None and info.depths:
-            st.searched += 1
-            st.depth_total += info.depth
-            st.nodes += info.nodes
-            st.seconds += info.elapsed
-            if 10 <= board.ply <= 60:
-                st.mid_moves += 1
-                st.mid_depth_total += info.depth
+            st.searched_once(info.depth, info.nodes, info.elapsed, board.ply)
         board.push(move)
     outcome = board.outcome()
     assert outcome is not None

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import random
 import time
+from collections.abc import Iterable
 from operator import itemgetter
 from typing import Final
 
@@ -301,10 +302,20 @@ class MultiSearch:
         rear = (diff ^ removed).bit_length() - 1
         o, length = _PUSH_STEP[t - rear]
         chain = [t + o, t] if length == 3 and enemy >> (t + o) & 1 else [t]
+        if self._step_front_first(marbles, new, chain, o):
+            side = self.side_of[seat]
+            scores = scores[:side] + (scores[side] + 1,) + scores[side + 1 :]
+        return tuple(new), scores
+
+    def _step_front_first(self, before: tuple[int, ...], new: list[int],
+                          cells: Iterable[int], o: int) -> bool:
+        """Move the marble on each of ``cells`` (front first, so none lands on one not
+        moved yet) one step of ``o`` in ``new``, whoever owned it ``before``; True when
+        one left the board."""
         ejected = False
-        for cell in chain:
+        for cell in cells:
             for owner in range(1, self.players + 1):
-                if marbles[owner] >> cell & 1:
+                if before[owner] >> cell & 1:
                     break
             new[owner] ^= 1 << cell
             dest = cell + o
@@ -312,10 +323,7 @@ class MultiSearch:
                 new[owner] |= 1 << dest
             else:
                 ejected = True
-        if ejected:
-            side = self.side_of[seat]
-            scores = scores[:side] + (scores[side] + 1,) + scores[side + 1 :]
-        return tuple(new), scores
+        return ejected
 
     def _apply_partner_push(
         self, marbles: tuple[int, ...], scores: tuple[int, ...], seat: int, push: PartnerPush
@@ -326,18 +334,7 @@ class MultiSearch:
         front = line[-1]
         cells = list(line) + [front + o * (i + 1) for i in range(run)]
         new = list(marbles)
-        ejected = False
-        for cell in reversed(cells):
-            for owner in range(1, self.players + 1):
-                if new[owner] >> cell & 1:
-                    break
-            new[owner] ^= 1 << cell
-            dest = cell + o
-            if BOARD_MASK >> dest & 1:
-                new[owner] |= 1 << dest
-            else:
-                ejected = True
-        if ejected:
+        if self._step_front_first(marbles, new, reversed(cells), o):
             side = self.side_of[seat]
             scores = scores[:side] + (scores[side] + 1,) + scores[side + 1 :]
         return tuple(new), scores
