@@ -238,17 +238,43 @@ _UNICODE_BLANKS = (
 )
 
 
+#: The 8-bit charsets a mail may name (or a reader may guess) for text that was UTF-8.
+_EIGHT_BIT_CHARSETS = (
+    "latin-1", "cp1252", "cp1250", "cp1251", "cp1253", "cp1254", "cp1257", "koi8-r",
+    "koi8-u", "iso-8859-2", "iso-8859-5", "iso-8859-7", "iso-8859-9", "iso-8859-15",
+    "cp437", "cp850", "cp866", "mac-roman",
+)
+
+
+def _trie_pattern(words: set[str]) -> str:
+    """One alternation for ``words``, grouped by first character: a regular
+    expression tries its alternatives one by one, so hundreds of them side by side
+    would cost that many tries at every character of a line."""
+    by_first: dict[str, set[str]] = {}
+    for word in words:
+        if word:
+            by_first.setdefault(word[0], set()).add(word[1:])
+    branches = []
+    for first in sorted(by_first):
+        rests = by_first[first]
+        if rests == {""}:
+            branches.append(re.escape(first))
+            continue
+        inner = _trie_pattern(rests - {""})
+        optional = "?" if "" in rests else ""
+        branches.append(f"{re.escape(first)}(?:{inner}){optional}")
+    return "|".join(branches)
+
+
 def _mojibake_blanks() -> re.Pattern[str]:
+    """Blanks written in UTF-8 and read in an 8-bit charset (``â\x80\x83`` in Latin-1,
+    ``Ц──`` in KOI8-R), in every charset of ``_EIGHT_BIT_CHARSETS``."""
     seen: set[str] = set()
     for blank in _UNICODE_BLANKS:
-        for charset in ("latin-1", "cp1252"):
-            try:
-                seen.add(blank.encode("utf-8").decode(charset))
-            except UnicodeDecodeError:
-                continue
+        for charset in _EIGHT_BIT_CHARSETS:
+            seen.add(blank.encode("utf-8").decode(charset, "replace"))
     # ... and read with a charset that has no letter for the bytes after the first.
-    known = "|".join(re.escape(s) for s in sorted(seen, key=len, reverse=True))
-    return re.compile(f"{known}|[\u00c2\u00e2\u00e3\u00ef]\ufffd{{1,2}}")
+    return re.compile(f"(?:{_trie_pattern(seen)})|[\u00c2\u00e2\u00e3\u00ef]\ufffd{{1,2}}")
 
 
 _MOJIBAKE_RE = _mojibake_blanks()

@@ -232,6 +232,14 @@ def test_a_command_cut_over_lines_is_masked_across_them() -> None:
         ("signup?fred?Pw1", f"signup?fred?{M}"),
         ("password\u00e2\x80\x83set\u00e2\x80\x83fred\u00e2\x80\x83123\u00e2\x80\x83Pw1",
          f"password\u00e2\x80\x83set\u00e2\x80\x83fred\u00e2\x80\x83{M}\u00e2\x80\x83{M}"),
+        # an ideographic space in UTF-8 read as KOI8-R, a no-break space read as CP1251
+        ("passwordЦ──setЦ──fredЦ──123Ц──Pw1",
+         f"passwordЦ──setЦ──fredЦ──{M}"
+         f"Ц──{M}"),
+        ("passwordЦ──setЦ──fredЦ──9999≥9Ц──Pw1",
+         f"passwordЦ──setЦ──fredЦ──{M}"
+         f"Ц──{M}"),
+        ("signupВ fredВ Pw1", f"signupВ fredВ {M}"),
         ("=?us-ascii?Q?abalone_move_101_fred_Pw1_c3c5", f"=?us-ascii?Q?abalone_move_101_fred_{M}_c3c5"),
         ("<p>change password dino Pw1 Pw2</p>", f"<p>change password dino {M} {M}</p>"),
         ("=E9=0broadcast fred Pw1", f"=E9=0broadcast fred {M}"),
