@@ -266,18 +266,23 @@ def _trie_pattern(words: set[str]) -> str:
     return "|".join(branches)
 
 
-def _mojibake_blanks() -> re.Pattern[str]:
+def _mojibake_blanks(shortest: int = 1) -> re.Pattern[str]:
     """Blanks written in UTF-8 and read in an 8-bit charset (``â\x80\x83`` in Latin-1,
-    ``Ц──`` in KOI8-R), in every charset of ``_EIGHT_BIT_CHARSETS``."""
+    ``Ц──`` in KOI8-R), in every charset of ``_EIGHT_BIT_CHARSETS``; with
+    ``shortest=3`` only those of three characters (a two-character one such as
+    ``В\xa0`` is also ordinary Russian before a no-break space)."""
     seen: set[str] = set()
     for blank in _UNICODE_BLANKS:
         for charset in _EIGHT_BIT_CHARSETS:
-            seen.add(blank.encode("utf-8").decode(charset, "replace"))
+            misread = blank.encode("utf-8").decode(charset, "replace")
+            if len(misread) >= shortest:
+                seen.add(misread)
     # ... and read with a charset that has no letter for the bytes after the first.
     return re.compile(f"(?:{_trie_pattern(seen)})|[\u00c2\u00e2\u00e3\u00ef]\ufffd{{1,2}}")
 
 
 _MOJIBAKE_RE = _mojibake_blanks()
+_LONG_MOJIBAKE_RE = _mojibake_blanks(shortest=3)
 #: HTML tags around a command in an HTML-only mail (``<p>signup fred pw</p>``); a
 #: placeholder such as ``<password>`` is no tag.
 _HTML_TAG_RE = re.compile(
@@ -720,6 +725,27 @@ def mask_passwords(text: str, is_userid: UseridCheck = None) -> str:
     return "".join(m + p[len(b):] for m, p, b in zip(masked, pieces, bodies))
 
 
+#: What stands in a quote for a line the server cannot read.
+_UNREADABLE_NOTE = "[a line the server cannot read, not quoted]"
+#: Signs of text no charset made readable: replacement characters, controls, an
+#: encoded word or quoted-printable escapes left undecoded, blanks read in the wrong
+#: charset. The masking cannot tell the words of such a line apart for certain, so
+#: the line is not quoted back at all.
+_UNREADABLE_RE = re.compile(
+    f"[\ufffd\x00-\x08\x0b-\x1f\x7f-\x9f]|=\\?[^?\\s]{{0,40}}\\?[QqBb]\\?"
+    f"|(?:=[0-9A-Fa-f]{{2}}){{2,}}"
+)
+
+
+def _unreadable(line: str) -> bool:
+    return bool(_UNREADABLE_RE.search(line) or _LONG_MOJIBAKE_RE.search(line))
+
+
+def quotable(line: str) -> str:
+    """``line`` for quoting inside an answer, or a note when it cannot be read."""
+    return _UNREADABLE_NOTE if _unreadable(line) else line
+
+
 def quote_original(subject: str, body: str, *, max_lines: int = 200) -> str:
     """The original mail quoted with ``> `` and passwords masked, for an answer.
 
@@ -735,7 +761,10 @@ def quote_original(subject: str, body: str, *, max_lines: int = 200) -> str:
     body_lines = body_lines[:max_lines]
     # Subject and body masked as one text: a command begun in the Subject may go on
     # in the first line of the body.
-    masked = _mask_lines([subject_line, *body_lines])
+    masked = [_UNREADABLE_NOTE if _unreadable(line) else line
+              for line in _mask_lines([subject_line, *body_lines])]
+    if masked[0] == _UNREADABLE_NOTE:
+        masked[0] = f"Subject: {_UNREADABLE_NOTE}"
     lines = masked[:1]
     if body_lines:
         lines += ["", *masked[1:]]

@@ -144,10 +144,11 @@ def _answer_reply_to_our_mail(ctx: MailContext, subject: str) -> bool:
             'board\'s own reply address), or send "abalone move <board> <userid> '
             '<password> <move>"; "abalone games <userid>" lists your boards.'
         )
+    shown = protocol.masking.quotable(subject.strip())
     message = (
-        f'Your mail looks like a reply to the server\'s mail "{subject.strip()}", sent to '
+        f'Your mail looks like a reply to the server\'s mail "{shown}", sent to '
         f"{ctx.settings.address}.  The server reads commands from the Subject line only, "
-        f'and "{subject.strip()}" is not one.{hint}  Send the Subject "help" for every '
+        f'and "{shown}" is not one.{hint}  Send the Subject "help" for every '
         "command."
     )
     ctx.send(mails.error_outgoing(ctx, message, None))

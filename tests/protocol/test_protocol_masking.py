@@ -131,6 +131,30 @@ def test_quote_original_masks_and_quotes() -> None:
     assert "Secret" not in quoted
 
 
+def test_a_line_no_charset_made_readable_is_not_quoted() -> None:
+    """Undecoded encoded words, quoted-printable escapes, replacement characters and
+    blanks read in the wrong charset: the masking cannot find the words of such a
+    line for certain, so it is left out of the quote; readable lines stay."""
+    quoted = quote_original(
+        "=?x-bogus?Q?RE:_re:_change_address_wilma_Pw10zQx9379_new@example.org",
+        "Grüße aus Köln, schöne Partie!\n"
+        "11111=E2=80=8Bfred=E2=80=8BPw0zQx0000\n"
+        "abalone move \ufffd fred Pw4zQx1757 accept\n"
+        "vacation\u0411\u2500\u2580barney\u0411\u2500\u2580Pw11zQx7325\n"
+        "\u0412\u00a0\u041c\u043e\u0441\u043a\u0432\u0435 fine\n",
+    )
+    assert quoted.splitlines() == [
+        "> Subject: [a line the server cannot read, not quoted]",
+        ">",
+        "> Grüße aus Köln, schöne Partie!",
+        "> [a line the server cannot read, not quoted]",
+        "> [a line the server cannot read, not quoted]",
+        "> [a line the server cannot read, not quoted]",
+        "> \u0412\u00a0\u041c\u043e\u0441\u043a\u0432\u0435 fine",
+    ]
+    assert "zQx" not in quoted
+
+
 def test_quote_original_of_a_multiple_mail() -> None:
     quoted = quote_original("multiple", "signup fred S1\nabalone move 101 fred S2 c5,d5\n")
     assert "S1" not in quoted and "S2" not in quoted
