@@ -21,6 +21,13 @@ The features, each "mine minus theirs" where that makes sense:
 * ``exposed`` -- edge marbles with an enemy marble right behind them on the line
   out (one marble more there and it is a threat: danger two moves out);
 * ``lead_threats`` -- the lead times the threats: press harder when ahead.
+
+On top of the fitted sum, :func:`evaluate` adds a hand-set finishing term,
+``FINISH[mine] - FINISH[theirs]``: each marble pushed off is worth more the more
+that side has already pushed off (``FINISH[n] = 50 n (n - 1)``), so a one-for-one
+trade gains for the side that is ahead and costs the side that is behind.  It is
+not fitted (results at the move limit do not show it): it drives the leader to
+trade down to a win by the target instead of holding a lead.
 """
 
 from __future__ import annotations
@@ -182,6 +189,16 @@ WEIGHT_NAMES: Final = (
     "EXPOSED",
     "LEAD_THREATS",
 )
+#: The finishing term by marbles pushed off (see the module text); long enough for
+#: any side's marbles.
+FINISH: Final = tuple(50 * n * (n - 1) for n in range(len(CELLS) + 1))
+
+
+def finish_term(mine: int, theirs: int) -> int:
+    """The hand-set finishing term of :func:`evaluate` (not one of the features)."""
+    return FINISH[mine] - FINISH[theirs]
+
+
 _WEIGHT_GLOBALS: Final = dict(zip(WEIGHT_NAMES, (*WEIGHT_NAMES[:5], "EDGE_WEIGHT", *WEIGHT_NAMES[6:])))
 
 
@@ -235,7 +252,8 @@ def side_value(bits: int) -> int:
 
 
 def evaluate(me: int, op: int, mine: int, theirs: int) -> int:
-    """The weighted sum of :func:`features`, in thousandths of a marble."""
+    """The weighted sum of :func:`features` plus :func:`finish_term`, in thousandths
+    of a marble."""
     return static_eval(me, op, mine, theirs)[0]
 
 
@@ -261,7 +279,10 @@ def evaluation(me: int, op: int, mine: int, theirs: int) -> tuple[int, int, int]
         terms = _pair_terms(me, op)
     base, my_threats, their_threats = terms
     lead = mine - theirs
-    value = MATERIAL * lead + PROGRESS * (mine * mine - theirs * theirs) + base
+    value = (
+        MATERIAL * lead + PROGRESS * (mine * mine - theirs * theirs) + base
+        + FINISH[mine] - FINISH[theirs]
+    )
     if my_threats and lead:
         value += LEAD_THREATS * lead * my_threats
     return value, my_threats, their_threats

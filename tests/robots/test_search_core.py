@@ -7,7 +7,7 @@ import random
 from abalone_pbm.robots import BoulderRobot
 from abalone_pbm.robots.bitmoves import EJECT, PUSH, children, partner_pushes, tactical_children
 from abalone_pbm.robots.duel import INFINITY, WIN, DuelSearch, DuelTables
-from abalone_pbm.robots.features import EDGE, FEATURES, features, static_eval
+from abalone_pbm.robots.features import EDGE, FEATURES, features, finish_term, static_eval
 from abalone_pbm.robots.multi import MultiSearch, MultiTables
 from abalone_pbm.rules import Board, Rules
 
@@ -106,7 +106,7 @@ def test_features_and_fast_evaluation_agree() -> None:
         vector = features(me, op, mine, theirs)
         assert static_eval(me, op, mine, theirs)[0] == int(
             sum(weights[n] * x for n, x in zip(names, vector))
-        )
+        ) + finish_term(mine, theirs)
 
 
 def test_best_reply_moves_follow_the_rules() -> None:
@@ -206,3 +206,14 @@ def test_a_side_ahead_pays_for_a_repetition() -> None:
     behind = search.search(me, op, 0, 2, 2, -INFINITY, INFINITY, 1)
     assert ahead == static_eval(me, op, 2, 0)[0] - 400
     assert behind == static_eval(me, op, 0, 2)[0] + 400
+
+
+def test_a_trade_gains_for_the_side_ahead_and_costs_the_side_behind() -> None:
+    board = _random_positions("standard", 2, 1, seed=4)[0]
+    me, op = board.marbles(board.turn), board.marbles(3 - board.turn)
+    for mine, theirs in ((1, 0), (2, 0), (3, 2), (4, 1), (5, 3)):
+        before = static_eval(me, op, mine, theirs)[0]
+        traded = static_eval(me, op, mine + 1, theirs + 1)[0]
+        assert traded > before + 100 * (mine - theirs)
+        # The same trade seen by the side that is behind.
+        assert static_eval(op, me, theirs + 1, mine + 1)[0] < static_eval(op, me, theirs, mine)[0]
