@@ -24,7 +24,7 @@ The features, each "mine minus theirs" where that makes sense:
 
 On top of the fitted sum, :func:`evaluate` adds a hand-set finishing term,
 ``FINISH[mine] - FINISH[theirs]``: each marble pushed off is worth more the more
-that side has already pushed off (``FINISH[n] = 50 n (n - 1)``), so a one-for-one
+that side has already pushed off (``FINISH[n] = 150 n (n - 1)``), so a one-for-one
 trade gains for the side that is ahead and costs the side that is behind.  It is
 not fitted (results at the move limit do not show it): it drives the leader to
 trade down to a win by the target instead of holding a lead.
@@ -191,7 +191,7 @@ WEIGHT_NAMES: Final = (
 )
 #: The finishing term by marbles pushed off (see the module text); long enough for
 #: any side's marbles.
-FINISH: Final = tuple(50 * n * (n - 1) for n in range(len(CELLS) + 1))
+FINISH: Final = tuple(150 * n * (n - 1) for n in range(len(CELLS) + 1))
 
 
 def finish_term(mine: int, theirs: int) -> int:
