@@ -65,7 +65,6 @@ from .commands import (
     Format,
     Digest,
 )
-from .masking import mask_passwords
 from .registry import (
     COMMAND_WORDS,
     COMMANDS,
@@ -546,9 +545,9 @@ def _unknown(words: Sequence[str], lowered: Sequence[str]) -> CommandSyntaxError
     if first in GAME_COMMAND_WORDS and (first not in SERVER_FIRST_WORDS or board_follows):
         spec = COMMAND_WORDS[(GAME_WORD, first)]
         return CommandSyntaxError(
-            # The words may hold a password: echo them masked.
-            "Game commands begin with the word \"abalone\": "
-            + mask_passwords(f'abalone {" ".join(words)}'),
+            # Only the command word: the words after it may hold a password (the mail
+            # itself is quoted below the answer, masked).
+            f'Game commands begin with the word "abalone": "abalone {words[0][:40]} ..."',
             spec.syntax,
         )
     if first in SERVER_FIRST_WORDS:  # change/password/all with a wrong second word

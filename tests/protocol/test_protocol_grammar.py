@@ -352,6 +352,7 @@ def test_unknown_commands_get_the_nearest_usage(subject: str, name: str) -> None
 def test_game_command_without_the_game_word() -> None:
     error = error_for("move 101 fred pw c3-c5,d4")
     assert 'begin with the word "abalone"' in error.message
+    assert "fred" not in error.message and "pw" not in error.message  # words not echoed
     assert error.syntax == syntax_of("abalone move")
     assert error_for("challenge fred wilma").syntax == syntax_of("abalone challenge")
 
