@@ -16,7 +16,6 @@ from typing import Callable, Sequence
 
 from ..rules.layouts import STANDARD_NAMES, layout_names
 from .arguments import ArgumentReader, split_filter
-from .comments import extract_comment, multiple_lines
 from .commands import (
     AcceptChallenge,
     AddAddress,
@@ -30,7 +29,10 @@ from .commands import (
     Command,
     CommandSyntaxError,
     Confirm,
+    ConfirmAddress,
     Delete,
+    Digest,
+    Format,
     GameHelp,
     Games,
     Help,
@@ -42,7 +44,6 @@ from .commands import (
     MoveAction,
     Multiple,
     Notify,
-    ConfirmAddress,
     PasswordReset,
     PasswordSet,
     Preview,
@@ -62,9 +63,9 @@ from .commands import (
     Subscribe,
     Unsubscribe,
     Vacation,
-    Format,
-    Digest,
 )
+from .comments import extract_comment, multiple_lines
+from .masking import quotable
 from .registry import (
     COMMAND_WORDS,
     COMMANDS,
@@ -532,6 +533,10 @@ def parse_command(subject: str, body: str = "") -> Command:
 
 
 def _unknown(words: Sequence[str], lowered: Sequence[str]) -> CommandSyntaxError:
+    """The error for a line that names no command. Its words are quoted only when
+    they can be read: a word no charset made readable may hide a password glued to
+    it (``change\ufffdfred\ufffd<password>``)."""
+    words = [quotable(word) for word in words[:2]] + list(words[2:])
     first = lowered[0]
     if first == GAME_WORD:
         if len(lowered) == 1:

@@ -726,7 +726,7 @@ def mask_passwords(text: str, is_userid: UseridCheck = None) -> str:
 
 
 #: What stands in a quote for a line the server cannot read.
-_UNREADABLE_NOTE = "[a line the server cannot read, not quoted]"
+_UNREADABLE_NOTE = "[text the server cannot read, not quoted]"
 #: Signs of text no charset made readable: replacement characters, controls, an
 #: encoded word or quoted-printable escapes left undecoded, blanks read in the wrong
 #: charset. The masking cannot tell the words of such a line apart for certain, so

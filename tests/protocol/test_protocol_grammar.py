@@ -439,3 +439,10 @@ def test_think_is_a_whole_number_of_seconds() -> None:
     assert command == p.Challenge(("fred", "boulder"), {"think": "20"})
     with pytest.raises(p.CommandSyntaxError, match="positive whole number"):
         parse_command("abalone challenge -think=2.5 fred boulder")
+
+
+def test_an_unknown_command_quotes_only_words_it_can_read() -> None:
+    assert 'Unknown command "frobnicate"' in error_for("frobnicate fred pw").message
+    for line in ("=?us-ascii?Q?add_fred_Pw11zQx7325_x", "change\ufffd\ufffdfred\ufffdPw9zQx1460"):
+        message = error_for(line).message
+        assert "zQx" not in message and "[text the server cannot read" in message

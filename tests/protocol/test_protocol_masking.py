@@ -144,12 +144,12 @@ def test_a_line_no_charset_made_readable_is_not_quoted() -> None:
         "\u0412\u00a0\u041c\u043e\u0441\u043a\u0432\u0435 fine\n",
     )
     assert quoted.splitlines() == [
-        "> Subject: [a line the server cannot read, not quoted]",
+        "> Subject: [text the server cannot read, not quoted]",
         ">",
         "> Grüße aus Köln, schöne Partie!",
-        "> [a line the server cannot read, not quoted]",
-        "> [a line the server cannot read, not quoted]",
-        "> [a line the server cannot read, not quoted]",
+        "> [text the server cannot read, not quoted]",
+        "> [text the server cannot read, not quoted]",
+        "> [text the server cannot read, not quoted]",
         "> \u0412\u00a0\u041c\u043e\u0441\u043a\u0432\u0435 fine",
     ]
     assert "zQx" not in quoted
