@@ -56,7 +56,7 @@ from abalone_pbm.rules import Board, Rules  # noqa: E402
 from abalone_pbm.rules.geometry import (  # noqa: E402
     CELL_BY_NAME, CELL_NAMES, CELLS, DIAGONAL_OF, OFFSETS, ROW_OF, iter_bits)
 from abalone_pbm.rules.moves import Move  # noqa: E402
-from robots import EngineStats, GameResult, summary_line  # noqa: E402
+from robots import EngineStats, GameResult, play_opening, summary_line  # noqa: E402
 
 COTIX_URL = "https://github.com/Cotix/Abalone"
 DRIVERS = BENCHMARKS / "engines"
@@ -392,13 +392,7 @@ def play_game(spec: MatchSpec, index: int, engine: Engine,
     layout = spec.layouts[pair % len(spec.layouts)]
     board = Board.from_layout(layout, Rules(players=2, movelimit=spec.movelimit))
     engine.new_game(layout, board)
-    opening = random.Random(spec.seed * 1_000_003 + pair)
-    for _ in range(spec.opening_moves):
-        moves = list(board.generate_legal_moves())
-        if not moves:
-            break
-        board.push(opening.choice(moves))
-        engine.observe(board)
+    play_opening(board, spec.seed, pair, spec.opening_moves, after_each=engine.observe)
     # Colours are swapped by the seat to move after the opening, so the pair plays the
     # same position from both sides.
     ours_seat = board.turn if index % 2 == 0 else 3 - board.turn

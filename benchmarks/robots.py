@@ -35,6 +35,7 @@ import math
 import random
 import sys
 import time
+from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -112,17 +113,25 @@ class GameSpec:
     weights_b: tuple[tuple[str, int], ...] | None = None
 
 
+def play_opening(board: Board, seed: int, pair: int, plies: int,
+                 after_each: Callable[[Board], None] | None = None) -> None:
+    """The random opening of a pair of games (the same for both colours)."""
+    opening = random.Random(seed * 1_000_003 + pair)
+    for _ in range(plies):
+        moves = list(board.generate_legal_moves())
+        if not moves:
+            break
+        board.push(opening.choice(moves))
+        if after_each is not None:
+            after_each(board)
+
+
 def play(spec: GameSpec) -> GameResult:
     pair = spec.index // 2
     a_seat = 1 if spec.index % 2 == 0 else 2
     rules = Rules(players=2, movelimit=spec.movelimit)
     board = Board.from_layout(spec.layout, rules)
-    opening = random.Random(spec.seed * 1_000_003 + pair)
-    for _ in range(spec.opening_moves):
-        moves = list(board.generate_legal_moves())
-        if not moves:
-            break
-        board.push(opening.choice(moves))
+    play_opening(board, spec.seed, pair, spec.opening_moves)
     engines = {a_seat: make_engine(spec.a), 3 - a_seat: make_engine(spec.b)}
     depths = {a_seat: spec.depth_a, 3 - a_seat: spec.depth_b}
     standard = current_weights()

@@ -57,8 +57,6 @@ __all__ = [
     "RETRY_MAX_DELAY",
     "RETRY_GIVE_UP_AFTER",
     "read_core",
-    "dedup_key",
-    "store_inbox",
     "claim_next_inbox",
     "mark_inbox",
     "parked_mails",
@@ -368,16 +366,10 @@ _OUTBOX = OutboxMail.__table__
 _INSERT_OUTBOX = insert(_OUTBOX).returning(_OUTBOX.c.id, sort_by_parameter_order=True)
 
 
-def enqueue_composed(
-    session: Session, mail: ComposedMail, now: datetime, inbox_id: int | None = None
-) -> int:
-    """Queue one composed mail (``mail.compose.compose_mail``); returns the row's id.
-
-    A plain INSERT (the ORM's unit of work costs more than the mail is worth here);
-    the row is leased to the session's ``Handoff`` when it has one.
-    """
-    handoff: Handoff | None = session.info.get(HANDOFF)
-    values = {
+def _outbox_row(mail: ComposedMail, now: datetime, inbox_id: int | None,
+                handoff: Handoff | None) -> dict[str, object]:
+    """The outbox row of one composed mail, leased to ``handoff`` when there is one."""
+    return {
         "created_at": now,
         "message_id": mail.message_id,
         "sender": mail.sender,
@@ -389,6 +381,18 @@ def enqueue_composed(
         "lease_owner": handoff.owner if handoff else None,
         "inbox_id": inbox_id,
     }
+
+
+def enqueue_composed(
+    session: Session, mail: ComposedMail, now: datetime, inbox_id: int | None = None
+) -> int:
+    """Queue one composed mail (``mail.compose.compose_mail``); returns the row's id.
+
+    A plain INSERT (the ORM's unit of work costs more than the mail is worth here);
+    the row is leased to the session's ``Handoff`` when it has one.
+    """
+    handoff: Handoff | None = session.info.get(HANDOFF)
+    values = _outbox_row(mail, now, inbox_id, handoff)
     row_id = int(session.execute(insert(_OUTBOX).values(values).returning(_OUTBOX.c.id))
                  .scalar_one())
     if handoff is not None:
@@ -405,18 +409,7 @@ def enqueue_composed_many(
     if len(mails) <= 1:
         return [enqueue_composed(session, mail, now, inbox_id) for mail in mails]
     handoff: Handoff | None = session.info.get(HANDOFF)
-    rows = [{
-        "created_at": now,
-        "message_id": mail.message_id,
-        "sender": mail.sender,
-        "recipient": mail.recipient,
-        "raw": mail.raw,
-        "status": "pending",
-        "attempts": 0,
-        "next_attempt_at": handoff.until if handoff else now,
-        "lease_owner": handoff.owner if handoff else None,
-        "inbox_id": inbox_id,
-    } for mail in mails]
+    rows = [_outbox_row(mail, now, inbox_id, handoff) for mail in mails]
     ids = [int(row_id) for row_id in session.execute(_INSERT_OUTBOX, rows).scalars()]
     if handoff is not None:
         handoff.rows.extend(

@@ -732,8 +732,8 @@ _UNREADABLE_NOTE = "[text the server cannot read, not quoted]"
 #: charset. The masking cannot tell the words of such a line apart for certain, so
 #: the line is not quoted back at all.
 _UNREADABLE_RE = re.compile(
-    f"[\ufffd\x00-\x08\x0b-\x1f\x7f-\x9f]|=\\?[^?\\s]{{0,40}}\\?[QqBb]\\?"
-    f"|(?:=[0-9A-Fa-f]{{2}}){{2,}}"
+    "[\ufffd\x00-\x08\x0b-\x1f\x7f-\x9f]"
+    r"|=\?[^?\s]{0,40}\?[QqBb]\?|(?:=[0-9A-Fa-f]{2}){2,}"
 )
 
 

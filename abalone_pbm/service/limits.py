@@ -102,16 +102,21 @@ def confirmation_allowed(ctx: MailContext, address: str) -> bool:
     return True
 
 
+def _daily_per_sender(ctx: MailContext, kind: str, cap: int, what: str) -> None:
+    """Refuse the sender's ``cap``-plus-first ``kind`` of the day (0: no cap), else
+    count this one; ``what`` ends "A sender may ..." with ``{cap}`` in it."""
+    sender = _sender(ctx)
+    if cap and rates.count(ctx.session, kind, sender, ctx.now - rates.DAY) >= cap:
+        raise CommandError(f"A sender may {what.format(cap=cap)} a day; please try "
+                           "again tomorrow")
+    rates.record(ctx.session, kind, sender, ctx.now)
+
+
 # ------------------------------------------------------------------ challenges
 def check_challenge_allowed(ctx: MailContext) -> None:
     """A sender issues at most ``challenges_per_sender_daily`` challenges a day."""
-    cap = ctx.settings.challenges_per_sender_daily
-    sender = _sender(ctx)
-    if cap and rates.count(ctx.session, rates.CHALLENGE, sender, ctx.now - rates.DAY) >= cap:
-        raise CommandError(
-            f"A sender may issue at most {cap} challenges a day; please try again tomorrow"
-        )
-    rates.record(ctx.session, rates.CHALLENGE, sender, ctx.now)
+    _daily_per_sender(ctx, rates.CHALLENGE, ctx.settings.challenges_per_sender_daily,
+                      "issue at most {cap} challenges")
 
 
 def check_challenged(ctx: MailContext, players: Iterable[User], challenger: str | None) -> None:
@@ -159,13 +164,8 @@ def check_analysis_allowed(ctx: MailContext) -> None:
     if ctx.searches:
         raise CommandError("One mail may ask for one analysis; send the others in mails "
                            "of their own")
-    cap = ctx.settings.analyses_per_sender_daily
-    sender = _sender(ctx)
-    if cap and rates.count(ctx.session, rates.ANALYSIS, sender, ctx.now - rates.DAY) >= cap:
-        raise CommandError(
-            f"A sender may ask for at most {cap} analyses a day; please try again tomorrow"
-        )
-    rates.record(ctx.session, rates.ANALYSIS, sender, ctx.now)
+    _daily_per_sender(ctx, rates.ANALYSIS, ctx.settings.analyses_per_sender_daily,
+                      "ask for at most {cap} analyses")
     ctx.searches += 1
 
 
