@@ -39,6 +39,9 @@ class Settings:
     lmtp: bool = False
     address: str = "abalone@localhost"
     relay: str | None = None
+    #: SMTP connections kept open to the relay, used side by side; every recipient's
+    #: mail goes over one of them, so it arrives in the order it was written.
+    relay_connections: int = 4
     max_message_bytes: int = 262144
     #: host:port of the Postfix policy service that checks game recipients at RCPT
     #: time (see ``mail.policy`` and ``deploy/``); None: not started.
@@ -234,6 +237,8 @@ def _check(settings: Settings) -> None:
         raise ValueError(f"{PREFIX}ROBOT_BUDGET must be a positive number of seconds")
     if settings.max_message_bytes < 1:
         raise ValueError(f"{PREFIX}MAX_MESSAGE_BYTES must be a positive number of bytes")
+    if not 1 <= settings.relay_connections <= 64:
+        raise ValueError(f"{PREFIX}RELAY_CONNECTIONS must be between 1 and 64")
     for name in ("multiple_max_lines", "signup_max_addresses", "max_addresses",
                  "confirmation_days", "answers_per_mail", "password_max_delay_minutes"):
         if getattr(settings, name) < 1:

@@ -9,8 +9,11 @@ Mail reaches the sender two ways:
   robots, retries whose backoff has passed, and rows whose lease names a sender that
   is no longer alive, ``db.leases``) are leased in one short write transaction.
 
-Each batch is sent outside any transaction over one relay connection that stays open
-between batches, then recorded in one small transaction: ``sent``; a temporary
+Each batch is sent outside any transaction over relay connections that stay open
+between batches (``relay_connections`` of them, side by side: a slow answer from the
+relay for one mail does not hold up the others; every recipient keeps to one
+connection, so its mail arrives in the order it was written), then recorded in one
+small transaction: ``sent``; a temporary
 failure is retried with exponential backoff (``mark_retry``); a permanent ``5xx``
 marks that one mail ``failed``. A crash between sending and recording sends those
 mails again (at least once, never lost).
@@ -36,6 +39,8 @@ import re
 import smtplib
 import threading
 import time
+import zlib
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Callable, Iterable
@@ -227,7 +232,9 @@ class Sender:
         self._wake = threading.Event()
         #: Whether the database may hold due mail (see ``poke``).
         self._look = True
-        self._relay: _Relay | None = None
+        #: One kept connection per lane, and threads to run the lanes side by side.
+        self._relays: list[_Relay] = []
+        self._lanes: ThreadPoolExecutor | None = None
         self._started_at: datetime | None = None
         self._last_beat = float("-inf")
 
@@ -268,8 +275,10 @@ class Sender:
         """This sender stops: close the relay connection and drop the heartbeat row."""
         from ..db.leases import forget
 
-        if self._relay is not None:
-            self._relay.close()
+        self._close_relays()
+        if self._lanes is not None:
+            self._lanes.shutdown(wait=False)
+            self._lanes = None
         try:
             with self.database.write() as session:
                 forget(session, self.identity)
@@ -376,8 +385,7 @@ class Sender:
                 sent += batch_sent
                 failed += claimed - batch_sent
         finally:
-            if self._relay is not None:
-                self._relay.close()
+            self._close_relays()
 
     def poke(self) -> None:
         """Mail may be due in the database (queued by the clock or the robots): look."""
@@ -423,8 +431,8 @@ class Sender:
                     self._look = True
                     stop.wait(min(idle, 1.0))
                     continue
-                if self._relay is not None:
-                    self._relay.close_if_idle()
+                for relay in self._relays:
+                    relay.close_if_idle()
                 woken = self._wake.wait(idle)
                 self._wake.clear()
                 if not woken or always_look:
@@ -441,23 +449,50 @@ class Sender:
 
     # -- delivery -------------------------------------------------------------------
 
+    def _close_relays(self) -> None:
+        for relay in self._relays:
+            relay.close()
+
     def _to_relay(self, items: list[OutgoingRow]) -> list[tuple[OutgoingRow, Outcome]]:
+        """Send ``items`` over the kept connections, each recipient's over one of them."""
         relay = self.settings.relay_host_port
         assert relay is not None
         host, port = relay
-        if self._relay is None:
-            self._relay = _Relay(host, port, self.settings.address_domain, self.timeout)
-        done: list[tuple[OutgoingRow, Outcome]] = []
+        count = self.settings.relay_connections
+        while len(self._relays) < count:
+            self._relays.append(_Relay(host, port, self.settings.address_domain,
+                                       self.timeout))
+        lanes: dict[int, list[OutgoingRow]] = {}
+        for item in items:
+            # A stable choice (not hash(), which varies between processes and runs).
+            lane = zlib.crc32(item.recipient.lower().encode("utf-8", "replace")) % count
+            lanes.setdefault(lane, []).append(item)
+        if len(lanes) == 1:
+            ((lane, lane_items),) = lanes.items()
+            outcomes = dict(self._send_lane(self._relays[lane], lane_items))
+        else:
+            if self._lanes is None:
+                self._lanes = ThreadPoolExecutor(count, "abalone-pbm-sender-relay")
+            outcomes = {}
+            for done in self._lanes.map(lambda pair: self._send_lane(self._relays[pair[0]],
+                                                                     pair[1]),
+                                        lanes.items()):
+                outcomes.update(done)
+        return [(item, outcomes[item.id]) for item in items]
+
+    def _send_lane(self, relay: _Relay, items: list[OutgoingRow]) -> list[tuple[int, Outcome]]:
+        """Send ``items`` one after the other over ``relay``; (row id, outcome) each."""
+        done: list[tuple[int, Outcome]] = []
         for index, item in enumerate(items):
             try:
-                outcome = self._relay.send(item, self.settings.address)
+                outcome = relay.send(item, self.settings.address)
             except (OSError, smtplib.SMTPException) as error:
                 # The relay is away: everything left is retried later.
-                self._relay.close(polite=False)
-                away = Outcome(f"relay {host}:{port}: {_describe(error)}", False)
-                done.extend((rest, away) for rest in items[index:])
+                relay.close(polite=False)
+                away = Outcome(f"relay {relay.host}:{relay.port}: {_describe(error)}", False)
+                done.extend((rest.id, away) for rest in items[index:])
                 break
-            done.append((item, outcome))
+            done.append((item.id, outcome))
         return done
 
     def _maildir(self) -> mailbox.Maildir:

@@ -51,7 +51,8 @@ def test_poisoned_addresses_fail_alone_on_one_kept_connection(
                   "fr\u00e9d\u00e9ric@example.net", "nobody@example.net",
                   "barney@example.net", "bad\r\nRCPT TO:<x@y>@example.net", "betty@example.net"]
     ids = _queue(database, clock, recipients)
-    sender = Sender(database, make_settings(relay=relay.url), clock)
+    # One connection, so that every poisoned mail comes before an innocent one on it.
+    sender = Sender(database, make_settings(relay=relay.url, relay_connections=1), clock)
     assert sender.send_due() == 4
     rows = _rows(database)
     status = {recipients[i]: (rows[row_id].status, rows[row_id].last_error or "")
@@ -85,8 +86,8 @@ def test_non_ascii_addresses_go_with_smtputf8_where_the_relay_offers_it(
         ids = _queue(database, clock, ["fr\u00e9d\u00e9ric@example.net", "fred@example.net"])
         sender = Sender(database, make_settings(relay=relay.url), clock)
         assert sender.send_due() == 2
-        assert [r.rcpt_tos for r in relay.received] == [
-            ["fr\u00e9d\u00e9ric@example.net"], ["fred@example.net"]]
+        assert sorted(r.rcpt_tos for r in relay.received) == [
+            ["fred@example.net"], ["fr\u00e9d\u00e9ric@example.net"]]
         assert {_rows(database)[i].status for i in ids} == {"sent"}
     finally:
         relay.stop()
