@@ -9,7 +9,9 @@ Masking is exact in both directions (DESIGN §2.6). The rule:
    (zero-width space, byte order mark, C0/C1 controls), at blanks that a wrong charset
    turned into mojibake (``â\\x80\\x83``), and at HTML tags; a second reading also
    splits at ``?`` and ``_`` (an encoded word left undecoded, blanks lost to a
-   charset: ``signup?fred?pw``, ``=?utf-8?Q?signup_fred_pw``). Quote marks,
+   charset: ``signup?fred?pw``, ``=?utf-8?Q?signup_fred_pw``), and a third runs a
+   line that ends in ``=`` (a quoted-printable soft line break, an encoded word cut
+   by a line break) on into the next one. Quote marks,
    ``Subject:``, ``Re:``/``Fwd:`` and junk without letters before the first word
    (left-over quoted-printable such as ``=E9=0``) are skipped.
 2. **Command lines with a password.** A line whose first words are a command's words,
@@ -473,6 +475,7 @@ _BEHEADED = frozenset(word[1:] for word in _COMMAND_WORDS_ANY if len(word) >= 3)
 
 # --------------------------------------------------------------------- masking
 Span = tuple[int, int, int]  # (row, start, end)
+Place = tuple[int, int]  # (row, column)
 
 
 def _line_passwords(analysed: Sequence[str], index: int, start: int,
@@ -576,7 +579,50 @@ def _joined(lines: Sequence[str]) -> tuple[list[str], list[list[int]]]:
     return texts, places
 
 
-def _find_spans(lines: Sequence[str], is_userid: UseridCheck) -> list[Span]:
+def _soft_joined(lines: Sequence[str]) -> tuple[list[str], list[list[Place]]] | None:
+    """The lines with each one that ends in ``=`` (a quoted-printable soft line break,
+    or an encoded word cut by a line break) run together with the next, without the
+    ``=``, and where each character stood; None when no line (but the last) ends so."""
+    if not any(line.endswith("=") for line in lines[:-1]):
+        return None
+    texts: list[str] = []
+    places: list[list[Place]] = []
+    text, place = "", []
+    for row, line in enumerate(lines):
+        if line.endswith("=") and row < len(lines) - 1:
+            text += line[:-1]
+            place += [(row, column) for column in range(len(line) - 1)]
+            continue
+        texts.append(text + line)
+        places.append(place + [(row, column) for column in range(len(line))])
+        text, place = "", []
+    return texts, places
+
+
+def _find_spans(lines: Sequence[str], is_userid: UseridCheck) -> tuple[list[Span], set[str]]:
+    """Where the passwords of ``lines`` stand, and the passwords that a soft line break
+    cut in two (found whole in the reading that runs such lines together)."""
+    found = _find_plain_spans(lines, is_userid)
+    whole: set[str] = set()
+    soft = _soft_joined(lines)
+    if soft is not None:
+        texts, places = soft
+        # Lines run together are read together only (read apart, the piece after a
+        # break would stand where a password stands: "abalone move 1111=" "1111...").
+        joined_rows = {line_row for place in places if place and place[0][0] != place[-1][0]
+                       for line_row in range(place[0][0], place[-1][0] + 1)}
+        found = [span for span in found if span[0] not in joined_rows]
+        for row, a, b in _find_plain_spans(texts, is_userid):
+            whole.add(texts[row][a:b])
+            pieces: dict[int, list[int]] = {}
+            for line_row, column in places[row][a:b]:
+                pieces.setdefault(line_row, []).append(column)
+            found += [(line_row, columns[0], columns[-1] + 1)
+                      for line_row, columns in pieces.items()]
+    return found, whole
+
+
+def _find_plain_spans(lines: Sequence[str], is_userid: UseridCheck) -> list[Span]:
     found = _find_spans_in(lines, is_userid, fine_too=True)
     if any(_JOINING_RE.search(line) for line in lines):
         texts, places = _joined(lines)
@@ -657,10 +703,10 @@ def _ordered(secrets: Iterable[str]) -> list[str]:
 
 
 def _mask_lines(lines: list[str], is_userid: UseridCheck = None) -> list[str]:
-    spans = _find_spans(lines, is_userid)
+    spans, whole = _find_spans(lines, is_userid)
     if not spans:
         return list(lines)
-    secrets = _ordered(_secrets_of(lines, spans))
+    secrets = _ordered(_secrets_of(lines, spans) | whole)
     out = list(lines)
     # The found places first, right to left so that earlier places keep their columns
     # (places of the two readings may overlap: merged), then every other occurrence.
@@ -683,7 +729,8 @@ def _mask_lines(lines: list[str], is_userid: UseridCheck = None) -> list[str]:
 def find_passwords(text: str, is_userid: UseridCheck = None) -> set[str]:
     """The passwords written in ``text`` (see the module text for the rule)."""
     lines = [p.rstrip("\r\n") for p in text.splitlines()]
-    return _secrets_of(lines, _find_spans(lines, is_userid))
+    spans, whole = _find_spans(lines, is_userid)
+    return _secrets_of(lines, spans) | whole
 
 
 def hide_passwords(text: str, secrets: Iterable[str], *, short_too: bool = False) -> str:

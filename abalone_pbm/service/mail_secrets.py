@@ -37,6 +37,10 @@ def secrets_of_mail(session: Session, settings: Settings, raw_subject: str,
     text = "\n\n".join([raw_subject, protocol.strip_subject_prefixes(raw_subject),
                          "\n".join(lines)])
     secrets = protocol.find_passwords(text, is_userid)
+    if raw_subject.endswith("="):
+        # A Subject cut at a soft line break (a bare CR in the header ends it there,
+        # and the rest of the line becomes the body): the command runs on in the body.
+        secrets |= protocol.find_passwords("\n".join([raw_subject, *lines]), is_userid)
     subject = protocol.strip_subject_prefixes(raw_subject)
     commands: list[Any] = []
     try:

@@ -353,3 +353,18 @@ def test_a_folded_subject_quoted_in_a_body_is_masked() -> None:
     assert find_passwords(folded, {"barney"}.__contains__) == {"Pw1"}
     # a command and a paragraph after a blank line are two things
     assert mask_passwords("signup fred\n\nhello there") == "signup fred\n\nhello there"
+
+
+def test_a_command_cut_at_soft_line_breaks_is_masked_across_them() -> None:
+    # An encoded word cut by a bare CR: the Subject ends at "=", the body goes on.
+    board = "1" * 60
+    subject = f"=?utf-8?Q?abalone_move_{board}="
+    body = f"{board}=\n{board}_betty_Pw6zQx7622_propose\n?="
+    assert find_passwords(f"{subject}\n{body}") == {"Pw6zQx7622"}
+    quoted = quote_original(subject, body)
+    assert "Pw6zQx7622" not in quoted and "propose" in quoted
+    # the password itself cut at the break: found whole, and its pieces hidden
+    assert "Pw2zQx5865" in find_passwords("password set fred Pw2z=\nQx5865")
+    assert "Qx5865" not in mask_passwords("password set fred Pw2z=\nQx5865 ok")
+    # a line of prose that ends in "=" changes nothing
+    assert mask_passwords("x =\ny is all fred wants") == "x =\ny is all fred wants"
