@@ -41,7 +41,7 @@ class Settings:
     relay: str | None = None
     #: SMTP connections kept open to the relay, used side by side; every recipient's
     #: mail goes over one of them, so it arrives in the order it was written.
-    relay_connections: int = 4
+    relay_connections: int = 2
     max_message_bytes: int = 262144
     #: host:port of the Postfix policy service that checks game recipients at RCPT
     #: time (see ``mail.policy`` and ``deploy/``); None: not started.
