@@ -607,11 +607,8 @@ def _find_spans(lines: Sequence[str], is_userid: UseridCheck) -> tuple[list[Span
     soft = _soft_joined(lines)
     if soft is not None:
         texts, places = soft
-        # Lines run together are read together only (read apart, the piece after a
-        # break would stand where a password stands: "abalone move 1111=" "1111...").
-        joined_rows = {line_row for place in places if place and place[0][0] != place[-1][0]
-                       for line_row in range(place[0][0], place[-1][0] + 1)}
-        found = [span for span in found if span[0] not in joined_rows]
+        # Both readings count: a line ending in "=" may be prose, or a command of its
+        # own ("signup fred pw =") that the run-on reading no longer sees.
         for row, a, b in _find_plain_spans(texts, is_userid):
             whole.add(texts[row][a:b])
             pieces: dict[int, list[int]] = {}
