@@ -107,7 +107,8 @@ def read_core(session: Session, statement: Executable,
     """Run a Core query (a statement built once, on the tables) in the session, after
     the session's autoflush as an ORM query would: changes made to objects in this
     transaction are seen, while the ORM's per-statement work is saved."""
-    session._autoflush()
+    if session.autoflush:
+        session.flush()  # returns at once when nothing has changed
     return session.execute(statement, params)
 
 
