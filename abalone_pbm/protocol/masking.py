@@ -9,7 +9,8 @@ Masking is exact in both directions (DESIGN §2.6). The rule:
    (zero-width space, byte order mark, C0/C1 controls), at blanks that a wrong charset
    turned into mojibake (``â\\x80\\x83``), and at HTML tags; a second reading also
    splits at ``?`` and ``_`` (an encoded word left undecoded, blanks lost to a
-   charset: ``signup?fred?pw``, ``=?utf-8?Q?signup_fred_pw``), and a third runs a
+   charset: ``signup?fred?pw``, ``=?utf-8?Q?signup_fred_pw``) and reads a "word" of
+   punctuation alone (``=``, ``--``) as a blank, and a third runs a
    line that ends in ``=`` (a quoted-printable soft line break, an encoded word cut
    by a line break) on into the next one. Quote marks,
    ``Subject:``, ``Re:``/``Fwd:`` and junk without letters before the first word
@@ -305,6 +306,9 @@ _TOKEN_RE = re.compile(r"\S+")
 _QP_ESCAPE_RE = re.compile(r"(?:=[0-9A-F]{2})+")
 #: UTF-7 of a blank left undecoded (``+IAs-`` is a zero-width space).
 _UTF7_SHIFT_RE = re.compile(r"\+[A-Za-z0-9/]{2,8}-")
+#: A "word" of punctuation alone (``=``, ``--``, ``:``) stands between words in the
+#: second reading (the first reads it as a word, in case it is a password).
+_PUNCTUATION_WORD_RE = re.compile(r"(?<!\S)[^\sA-Za-z0-9]+(?!\S)")
 #: A line the second reading would read as the first does.
 _PLAIN_RE = re.compile(r"[\x20-\x3e\x40-\x5e\x60-\x7e]*")
 #: The words of a line looked at for a command; more are only counted as "many".
@@ -325,6 +329,7 @@ def _analysis(line: str, fine: bool) -> str:
     if fine:
         text = _blanked(_QP_ESCAPE_RE, _blanked(_UTF7_SHIFT_RE, text))
         text = _blanked(_FINE_SEPARATOR_RE, text)
+        text = _blanked(_PUNCTUATION_WORD_RE, text)
     return text
 
 
@@ -634,7 +639,8 @@ def _find_spans_in(lines: Sequence[str], is_userid: UseridCheck,
     for fine in (False, True) if fine_too else (False,):
         analysed = [_analysis(line, fine) for line in lines]
         for index, line in enumerate(analysed):
-            if fine and all(_PLAIN_RE.fullmatch(lines[row]) for row in
+            if fine and all(_PLAIN_RE.fullmatch(lines[row])
+                            and not _PUNCTUATION_WORD_RE.search(lines[row]) for row in
                             range(index, min(len(lines), index + 1 + _CONTINUATION_LINES))):
                 continue  # nothing to split further: the first reading saw it all
             base = _command_start(line)

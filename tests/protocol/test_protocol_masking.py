@@ -370,3 +370,12 @@ def test_a_command_cut_at_soft_line_breaks_is_masked_across_them() -> None:
     # masked as it stands
     assert mask_passwords("x =\ny is all fred wants") == "x =\ny is all fred wants"
     assert "Pw1zq" not in mask_passwords("signup fred Pw1zq =\nI hope this works out")
+
+
+def test_punctuation_alone_between_the_words_of_a_command_is_no_word() -> None:
+    line = "password  set  pebbles  999999 = Pw11zQx7325"
+    assert {"999999", "Pw11zQx7325"} <= find_passwords(line)
+    assert "Pw11zQx7325" not in mask_passwords(f"Subject: {line}")
+    assert "Pw1zz" not in mask_passwords("signup -- fred : Pw1zz")
+    # ... and prose with dashes stays as written
+    assert mask_passwords("all fred - wants is a draw") == "all fred - wants is a draw"
