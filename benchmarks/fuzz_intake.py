@@ -116,13 +116,15 @@ def _send_all(host: str, port: int, items: Iterable[Delivery], outcomes: Counter
 
 
 def _quiet(database: Database, timeout: float) -> bool:
-    """Wait until nothing is waiting in the inbox or outbox (False: timed out)."""
+    """Wait until nothing is waiting in the inbox or outbox; False when nothing moved
+    for ``timeout`` seconds (a wedge: a slow server still working is waited for)."""
     from sqlalchemy import func, select
 
     from abalone_pbm.db.models import InboxMail, OutboxMail
 
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
+    last = None
+    moved = time.monotonic()
+    while time.monotonic() - moved < timeout:
         with database.read() as session:
             waiting = session.scalar(
                 select(func.count(InboxMail.id)).where(InboxMail.status == "new"))
@@ -131,6 +133,8 @@ def _quiet(database: Database, timeout: float) -> bool:
                                                         OutboxMail.attempts == 0))
         if not waiting and not pending:
             return True
+        if (waiting, pending) != last:
+            last, moved = (waiting, pending), time.monotonic()
         time.sleep(1.0)
     return False
 
@@ -174,7 +178,7 @@ def run_smtp(items: Iterator[Delivery], db_url: str, workdir: Path, clients: int
         for thread in threads:
             thread.join()
         sent_seconds = time.monotonic() - started
-        quiet = _quiet(database, timeout=600)
+        quiet = _quiet(database, timeout=300)
         total = time.monotonic() - started
         alive = server.poll() is None
     finally:
