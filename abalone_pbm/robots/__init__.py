@@ -10,7 +10,8 @@
 ``ROBOTS`` holds the robots that become registered users (pebble, marble,
 boulder, avalanche, from weakest to strongest), each with its default time per
 move; :func:`make_engine` also knows the two
-benchmark baselines ``random`` and ``greedy`` and the first boulder, ``boulder-1``.
+benchmark baselines ``random`` and ``greedy``, the first boulder, ``boulder-1``, and
+``boulder-multi-1``: boulder whose 3-6 player search has no quiescence (as before it had).
 """
 
 from __future__ import annotations
@@ -58,6 +59,10 @@ def _avalanche() -> BaseRobot:
     return BoulderRobot()
 
 
+def _boulder_multi_1() -> BaseRobot:
+    return BoulderRobot(multi_quiescence=False)
+
+
 #: The most seconds a robot may be given for one move.
 MAX_BUDGET = 60.0
 
@@ -103,6 +108,8 @@ ENGINES: dict[str, Callable[[], BaseRobot]] = {
     "greedy": GreedyRobot,
     #: The boulder of before the bitboard search, for matches against it.
     "boulder-1": SearchRobot,
+    #: Boulder with the multi-player search of before its quiescence.
+    "boulder-multi-1": _boulder_multi_1,
     **{name: spec.create for name, spec in ROBOTS.items()},
 }
 

@@ -38,9 +38,11 @@ class BoulderRobot(BaseRobot):
     safety_fraction = 0.25
     safety_per_second = 0.05
 
-    def __init__(self, depth_limit: int | None = None) -> None:
+    def __init__(self, depth_limit: int | None = None, multi_quiescence: bool = True) -> None:
         super().__init__()
         self.depth_limit = depth_limit
+        #: Whether the multi-player search plays out ejections at its horizon.
+        self.multi_quiescence = multi_quiescence
         self._duel: DuelTables | None = None
         self._multi: MultiTables | None = None
         #: (marbles on the board, ply) of the last position searched: a position with
@@ -189,5 +191,5 @@ class BoulderRobot(BaseRobot):
     ) -> Move:
         if self._multi is None:
             self._multi = MultiTables()
-        search = MultiSearch(board, self._multi, deadline)
+        search = MultiSearch(board, self._multi, deadline, self.multi_quiescence)
         return search.run(moves, depth_limit, rng, info)

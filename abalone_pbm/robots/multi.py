@@ -12,6 +12,11 @@ the opponents' marbles (a partner's marbles block), and in team play from
 :func:`bitmoves.partner_pushes` (pushes whose line takes a partner's marbles along).  Alpha-beta with a
 transposition table, killers and history kept between the moves of one game;
 values are from the robot's side, in thousandths of a marble.
+
+At the horizon a quiescence search stands pat on the evaluation or plays the
+ejections of the side to move on that layer (the robot's seat, or each opponent
+seat for the best reply), a few plies deep: a marble about to be pushed off just
+past the horizon is searched, not guessed by the evaluation's threat terms.
 """
 
 from __future__ import annotations
@@ -26,7 +31,7 @@ from abalone_pbm.rules import Board, Move
 from abalone_pbm.rules.geometry import BOARD_MASK, OFFSETS
 
 from .base import SearchInfo
-from .bitmoves import EJECT, PartnerPush, children, partner_pushes
+from .bitmoves import EJECT, PartnerPush, children, partner_pushes, tactical_children
 from .features import EDGE, R1, R2, R3, R4, threatened_marbles
 
 WIN: Final = 1_000_000
@@ -44,6 +49,8 @@ CENTRE: Final = 24
 COHESION: Final = 8
 THREAT_EACH: Final = 90
 THREAT_URGENT: Final = 600
+#: Most plies of ejections the quiescence search plays past the horizon.
+QUIESCENCE_PLIES: Final = 4
 
 _first = itemgetter(0)
 #: (rear-to-pushed distance) -> (direction offset, marbles in the pushing line)
@@ -83,8 +90,13 @@ class MultiTables:
 class MultiSearch:
     """Best-reply alpha-beta from the position of ``board`` for the seat to move."""
 
-    def __init__(self, board: Board, tables: MultiTables, deadline: float | None) -> None:
+    def __init__(
+        self, board: Board, tables: MultiTables, deadline: float | None, quiescence: bool = True
+    ) -> None:
         rules = board.rules
+        #: Whether the horizon plays out ejections (False: the evaluation alone, as the
+        #: first best-reply search did; kept for matches between the two).
+        self.quiescence = quiescence
         self.board = board
         self.tables = tables
         self.deadline = deadline
@@ -107,6 +119,16 @@ class MultiSearch:
         self.start_marbles = sum(
             board.marble_count(s) + board.lost(s) for s in range(1, board.players + 1)
             if self.side_of[s] == self.side
+        )
+        #: Per seat, the seats of its own side (partners) and of the other sides.
+        self.friends_of: tuple[tuple[int, ...], ...] = ((),) + tuple(
+            tuple(o for o in range(1, board.players + 1)
+                  if o != s and self.side_of[o] == self.side_of[s])
+            for s in range(1, board.players + 1)
+        )
+        self.enemies_of: tuple[tuple[int, ...], ...] = ((),) + tuple(
+            tuple(o for o in range(1, board.players + 1) if self.side_of[o] != self.side_of[s])
+            for s in range(1, board.players + 1)
         )
         limit = rules.movelimit
         self.plies_left = None if limit is None else limit - board.ply
@@ -185,6 +207,8 @@ class MultiSearch:
         if self.plies_left is not None and self._real_plies(ply) >= self.plies_left:
             return self._limit_value(scores, ply)
         if depth <= 0:
+            if self.quiescence:
+                return self._quiesce(marbles, scores, alpha, beta, ours, ply, 0)
             return self.evaluate(marbles, scores, ours)
 
         tables = self.tables
@@ -281,6 +305,87 @@ class MultiSearch:
             table[key] = (depth, best, flag, best_key)
         return best
 
+    def _quiesce(
+        self,
+        marbles: tuple[int, ...],
+        scores: tuple[int, ...],
+        alpha: int,
+        beta: int,
+        ours: bool,
+        ply: int,
+        qply: int,
+    ) -> int:
+        """Stand pat on the evaluation, or play an ejection of the layer to move (our
+        seat, or any opponent seat as the best reply) until none is left."""
+        self.nodes += 1
+        # Quiescence holds many of the nodes: the clock is read here too.
+        if not self.nodes & CLOCK_MASK and self.deadline is not None:
+            if time.perf_counter() > self.deadline:
+                raise Timeout
+        best_score = max(scores)
+        if best_score >= self.target:
+            return (WIN - ply) if scores[self.side] == best_score else (-WIN + ply)
+        if self.plies_left is not None and self._real_plies(ply) >= self.plies_left:
+            return self._limit_value(scores, ply)
+        stand, attack = self._evaluate(marbles, scores, ours)
+        if qply >= QUIESCENCE_PLIES:
+            return stand
+        if ours:
+            # ``attack`` counts what our whole side could push off: none, no ejection.
+            if stand >= beta or not attack:
+                return stand
+            if stand > alpha:
+                alpha = stand
+            seats: tuple[int, ...] = (self.seat,)
+        else:
+            if stand <= alpha:
+                return stand
+            if stand < beta:
+                beta = stand
+            seats = self.opponents
+        best = stand
+        for seat in seats:
+            for child, child_scores in self._ejections(marbles, scores, seat):
+                value = self._quiesce(child, child_scores, alpha, beta, not ours, ply + 1,
+                                      qply + 1)
+                if ours:
+                    if value > best:
+                        best = value
+                        if value > alpha:
+                            alpha = value
+                elif value < best:
+                    best = value
+                    if value < beta:
+                        beta = value
+                if alpha >= beta:
+                    return best
+        return best
+
+    def _ejections(self, marbles: tuple[int, ...], scores: tuple[int, ...], seat: int) -> list[State]:
+        """The positions after each move of ``seat`` that pushes a marble off."""
+        own = marbles[seat]
+        enemy = 0
+        for other in self.enemies_of[seat]:
+            enemy |= marbles[other]
+        if not own or not enemy & EDGE:
+            return []
+        # Ejections only (no edge cells): a partner's marbles stand neither in the
+        # pushing line nor beyond it (that cell is off the board), so need no mask.
+        out = [
+            self._apply(marbles, scores, seat, kind, diff, new_own, enemy, new_enemy)
+            for kind, diff, new_own, new_enemy in tactical_children(own, enemy, 0)
+        ]
+        if self.teams and self.friends_of[seat]:
+            friends = 0
+            for other in self.friends_of[seat]:
+                friends |= marbles[other]
+            out.extend(
+                self._apply_partner_push(marbles, scores, seat, push)
+                for push in partner_pushes(own, friends, enemy)
+                if push[3]
+            )
+        return out
+
     def _apply(
         self,
         marbles: tuple[int, ...],
@@ -354,6 +459,12 @@ class MultiSearch:
     def evaluate(self, marbles: tuple[int, ...], scores: tuple[int, ...], ours: bool) -> int:
         """Our side's score against the best opponent side's, the marbles we lost,
         centre and cohesion against the opponents' mean, and edge threats."""
+        return self._evaluate(marbles, scores, ours)[0]
+
+    def _evaluate(
+        self, marbles: tuple[int, ...], scores: tuple[int, ...], ours: bool
+    ) -> tuple[int, int]:
+        """The evaluation, and how many opponent marbles our side could push off."""
         side_of = self.side_of
         masks = [0] * self.sides
         for seat in range(1, self.players + 1):
@@ -390,7 +501,7 @@ class MultiSearch:
         # Several opponents move before we do again: a threat against us is urgent.
         if hurt_count:
             value -= THREAT_URGENT
-        return value
+        return value, attack
 
 
 def _positional(bits: int) -> int:
