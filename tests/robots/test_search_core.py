@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import random
 
+from robots_helpers import cells, make_position
+
 from abalone_pbm.robots import BoulderRobot
+from abalone_pbm.robots.base import SearchInfo
 from abalone_pbm.robots.bitmoves import EJECT, PUSH, children, partner_pushes, tactical_children
 from abalone_pbm.robots.duel import INFINITY, WIN, DuelSearch, DuelTables
 from abalone_pbm.robots.features import EDGE, FEATURES, features, finish_term, static_eval
 from abalone_pbm.robots.multi import MultiSearch, MultiTables
-from abalone_pbm.rules import Board, Rules
+from abalone_pbm.rules import Board, Move, Rules
 
 
 def _random_positions(layout: str, players: int, count: int, seed: int) -> list[Board]:
@@ -217,3 +220,70 @@ def test_a_trade_gains_for_the_side_ahead_and_costs_the_side_behind() -> None:
         assert traded > before + 100 * (mine - theirs)
         # The same trade seen by the side that is behind.
         assert static_eval(op, me, theirs + 1, mine + 1)[0] < static_eval(op, me, theirs, mine)[0]
+
+
+def test_quiescence_ejections_are_the_rules_ejections() -> None:
+    # Random free-for-all and team games: at every position the ejections the
+    # quiescence search plays for the mover lead to the positions the rules give
+    # after the mover's moves that push a marble off (the pushed ones follow their
+    # owners, a partner's marbles taken along included).
+    rng = random.Random(23)
+    with_ejections = 0
+    for players, teams in ((3, False), (4, False), (6, False), (4, True), (6, True)) * 4:
+        board = Board.from_layout("standard", Rules(players=players, teams=teams))
+        for _ in range(rng.randrange(40, 160)):
+            if board.outcome() is not None:
+                break
+            search = MultiSearch(board, MultiTables(), None)
+            marbles, scores = search._state(board)
+            seat = board.turn
+            expected = set()
+            moves = list(board.generate_legal_moves())
+            for move in moves:
+                before = board.ejected(seat)
+                board.push(move)
+                if board.ejected(seat) > before:
+                    expected.add(search._state(board))
+                board.pop()
+            got = search._ejections(marbles, scores, seat)
+            assert len(got) == len(set(got))
+            assert set(got) == expected
+            with_ejections += bool(expected)
+            board.push(rng.choice(moves))
+    assert with_ejections >= 20
+
+
+def test_quiescence_sees_an_ejection_past_the_horizon_with_three_players() -> None:
+    # Seat 1 may push seat 3's i9 off (g9 h9 behind it), but seat 2 (b1 c1) is about
+    # to push seat 1's a1 off.  Searched one move deep, the evaluation counts the
+    # threat to a1 as less than the marble won; the quiescence search plays the
+    # reply, a marble lost (and its penalty) for one won, and moves a1 away instead.
+    position = make_position(
+        {**cells("a1 g9 h9 d4 d5 e4", 1), **cells("b1 c1 f3 f4", 2), **cells("i9 e6 e7 d7", 3)},
+        1,
+        (0, 0, 0),
+    )
+    board = Board(position, Rules(players=3))
+    moves = list(board.generate_legal_moves())
+    chosen = {}
+    for quiescence in (False, True):
+        info = SearchInfo()
+        search = MultiSearch(board, MultiTables(), None, quiescence)
+        chosen[quiescence] = search.run(moves, 1, random.Random(1), info)
+    board.push(chosen[False])
+    assert board.ejected(1) == 1  # the static search grabs i9 ...
+    assert any(_ejects(board, reply) for reply in board.generate_legal_moves())  # ... and a1 goes
+    board.pop()
+    board.push(chosen[True])
+    assert board.ejected(1) == 0 and board.marble_count(1) == 6
+    assert not any(_ejects(board, reply) for reply in board.generate_legal_moves())
+
+
+def _ejects(board: Board, move: Move) -> bool:
+    before = board.ejected(board.turn)
+    seat = board.turn
+    board.push(move)
+    try:
+        return board.ejected(seat) > before
+    finally:
+        board.pop()
