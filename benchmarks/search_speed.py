@@ -2,9 +2,11 @@
 
     python benchmarks/search_speed.py [--robot boulder] [--depth 4] [--budget 1.0]
     python benchmarks/search_speed.py --robot boulder --against boulder-1 --depth 5
+    python benchmarks/search_speed.py --players 3 --against boulder-multi-1 --depth 3
 
 Positions: the standard and Belgian Daisy starts, each after 4 and after 20 plies
-of a fixed random opening (seeded), 2 players.  For each position the robot
+of a fixed random opening (seeded), 2 players; with ``--players 3`` to ``6`` (and
+``--teams``) the standard and bowl boards for that many players, after 6 and 30 plies.  For each position the robot
 searches once to ``--depth`` (clock ignored; timed in CPU seconds of this process,
 so that other work on the machine counts less) and once for ``--budget`` seconds.
 Prints, per position and in total: nodes, seconds, nodes/s, and the depth reached
@@ -28,11 +30,14 @@ from abalone_pbm.robots import ENGINES, make_engine  # noqa: E402
 from abalone_pbm.rules import Board, Rules  # noqa: E402
 
 
-def positions(seed: int = 11) -> list[tuple[str, Board]]:
+def positions(seed: int = 11, players: int = 2, teams: bool = False) -> list[tuple[str, Board]]:
     out = []
-    for layout in ("standard", "belgian-daisy"):
-        for plies in (4, 20):
-            board = Board.from_layout(layout, Rules(movelimit=200))
+    layouts = ("standard", "belgian-daisy") if players == 2 else ("standard", "bowl")
+    for layout in layouts:
+        for plies in ((4, 20) if players == 2 else (6, 30)):
+            board = Board.from_layout(
+                layout, Rules(players=players, teams=teams, movelimit=200)
+            )
             rng = random.Random(seed * 101 + plies)
             for _ in range(plies):
                 moves = list(board.generate_legal_moves())
@@ -41,12 +46,14 @@ def positions(seed: int = 11) -> list[tuple[str, Board]]:
     return out
 
 
-def measure(robot_name: str, depth: int, budget: float) -> tuple[float, float, float, float]:
+def measure(
+    robot_name: str, depth: int, budget: float, players: int = 2, teams: bool = False
+) -> tuple[float, float, float, float]:
     """(seconds to ``depth``, nodes/s to it, nodes/s in the budget, mean depth in it)."""
     fixed_nodes = fixed_seconds = 0.0
     timed_nodes = timed_seconds = 0.0
     depths = []
-    for name, board in positions():
+    for name, board in positions(players=players, teams=teams):
         robot = make_engine(robot_name)
         started = time.process_time()
         robot.choose_move(board, 60.0, rng_seed=1, max_depth=depth)
@@ -81,10 +88,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--against", default=None, choices=sorted(ENGINES))
     parser.add_argument("--depth", type=int, default=4)
     parser.add_argument("--budget", type=float, default=1.0)
+    parser.add_argument("--players", type=int, default=2, choices=range(2, 7))
+    parser.add_argument("--teams", action="store_true", help="team play (4 or 6 players)")
     args = parser.parse_args(argv)
-    first = measure(args.robot, args.depth, args.budget)
+    if args.teams and args.players not in (4, 6):
+        parser.error("--teams needs --players 4 or 6")
+    first = measure(args.robot, args.depth, args.budget, args.players, args.teams)
     if args.against:
-        other = measure(args.against, args.depth, args.budget)
+        other = measure(args.against, args.depth, args.budget, args.players, args.teams)
         print(f"{args.robot} against {args.against}: depth {args.depth} "
               f"{other[0] / max(first[0], 1e-9):.1f} times faster; nodes/s to it "
               f"{first[1] / max(other[1], 1e-9):.2f}x, in the budget "

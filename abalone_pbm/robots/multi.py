@@ -110,6 +110,8 @@ class MultiSearch:
         self.partners = tuple(
             s for s in range(1, board.players + 1) if s != self.seat and self.side_of[s] == self.side
         )
+        self.our_seats = (self.seat,) + self.partners
+        self.other_sides = tuple(x for x in range(self.sides) if x != self.side)
         self.opponents = tuple(
             s
             for s in range(1, board.players + 1)
@@ -327,12 +329,11 @@ class MultiSearch:
             return (WIN - ply) if scores[self.side] == best_score else (-WIN + ply)
         if self.plies_left is not None and self._real_plies(ply) >= self.plies_left:
             return self._limit_value(scores, ply)
-        stand, attack = self._evaluate(marbles, scores, ours)
-        if qply >= QUIESCENCE_PLIES:
+        stand, threats = self._evaluate(marbles, scores, ours, True)
+        if qply >= QUIESCENCE_PLIES or not threats:
             return stand
         if ours:
-            # ``attack`` counts what our whole side could push off: none, no ejection.
-            if stand >= beta or not attack:
+            if stand >= beta:
                 return stand
             if stand > alpha:
                 alpha = stand
@@ -344,8 +345,15 @@ class MultiSearch:
                 beta = stand
             seats = self.opponents
         best = stand
+        # The opponents' ejections of one another's marbles count when one of them
+        # would reach the target with it; else only those of our side's marbles.
+        ours_only = not ours and not self._opponent_near_target(scores)
+        if ours_only:
+            ours_before = self._our_count(marbles)
         for seat in seats:
             for child, child_scores in self._ejections(marbles, scores, seat):
+                if ours_only and self._our_count(child) == ours_before:
+                    continue
                 value = self._quiesce(child, child_scores, alpha, beta, not ours, ply + 1,
                                       qply + 1)
                 if ours:
@@ -360,6 +368,13 @@ class MultiSearch:
                 if alpha >= beta:
                     return best
         return best
+
+    def _our_count(self, marbles: tuple[int, ...]) -> int:
+        return sum(marbles[s].bit_count() for s in self.our_seats)
+
+    def _opponent_near_target(self, scores: tuple[int, ...]) -> bool:
+        """Whether an opponent side is one marble from the target."""
+        return max(scores[x] for x in self.other_sides) + 1 >= self.target
 
     def _ejections(self, marbles: tuple[int, ...], scores: tuple[int, ...], seat: int) -> list[State]:
         """The positions after each move of ``seat`` that pushes a marble off."""
@@ -459,12 +474,15 @@ class MultiSearch:
     def evaluate(self, marbles: tuple[int, ...], scores: tuple[int, ...], ours: bool) -> int:
         """Our side's score against the best opponent side's, the marbles we lost,
         centre and cohesion against the opponents' mean, and edge threats."""
-        return self._evaluate(marbles, scores, ours)[0]
+        return self._evaluate(marbles, scores, ours, False)[0]
 
     def _evaluate(
-        self, marbles: tuple[int, ...], scores: tuple[int, ...], ours: bool
+        self, marbles: tuple[int, ...], scores: tuple[int, ...], ours: bool, tactics: bool
     ) -> tuple[int, int]:
-        """The evaluation, and how many opponent marbles our side could push off."""
+        """The evaluation, and for the layer to move whether it could push off a marble
+        the quiescence search plays: how many opponent marbles our side could (ours),
+        or (theirs, asked with ``tactics``) which of ours the opponent sides could, and
+        of anyone's when one of them is a marble from the target.  None: no ejection."""
         side_of = self.side_of
         masks = [0] * self.sides
         for seat in range(1, self.players + 1):
@@ -479,6 +497,8 @@ class MultiSearch:
         other_positional = 0
         count = 0
         hurt = 0
+        #: What the opponent sides could push off (anyone's marbles).
+        threats = 0
         for x in range(self.sides):
             if x == side or not masks[x]:
                 continue
@@ -486,8 +506,10 @@ class MultiSearch:
             if scores[x] > best_other:
                 best_other = scores[x]
             other_positional += _positional(masks[x])
-            if mine & EDGE:
-                hurt |= threatened_marbles(masks[x], occupied & ~masks[x]) & mine
+            if mine & EDGE or (tactics and not ours):
+                threatened_by_x = threatened_marbles(masks[x], occupied & ~masks[x])
+                hurt |= threatened_by_x & mine
+                threats |= threatened_by_x
         value = MARBLE * (scores[side] - best_other)
         value -= LOST * (self.start_marbles - mine.bit_count())
         value += _positional(mine)
@@ -501,7 +523,9 @@ class MultiSearch:
         # Several opponents move before we do again: a threat against us is urgent.
         if hurt_count:
             value -= THREAT_URGENT
-        return value, attack
+        if ours:
+            return value, attack
+        return value, (threats if best_other + 1 >= self.target else hurt)
 
 
 def _positional(bits: int) -> int:
