@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 
-from robots_helpers import cells, make_position
+from robots_helpers import cells, make_position, next_player_can_win
 
 from abalone_pbm.robots import BoulderRobot
 from abalone_pbm.robots.base import SearchInfo
@@ -286,4 +286,26 @@ def _ejects(board: Board, move: Move) -> bool:
     try:
         return board.ejected(seat) > before
     finally:
+        board.pop()
+
+
+def test_quiescence_sees_an_opponent_win_on_a_third_player() -> None:
+    # Seat 2 has five off and can push seat 3's i9 off (g9 h9 behind it) to win.
+    # Seat 1 may push seat 3's a1 off (c1 b1) or seat 2's h9 (h7 h8), which breaks
+    # that line.  Searched one move deep, the evaluation does not see threats between
+    # opponents and takes a1; the quiescence search plays the opponents' ejections of
+    # one another's marbles when one of them is a marble from the target.
+    position = make_position(
+        {**cells("h7 h8 c1 b1 d4", 1), **cells("g9 h9 e4 e5", 2), **cells("i9 a1 d6 c6", 3)},
+        1,
+        (0, 5, 0),
+    )
+    board = Board(position, Rules(players=3))
+    moves = list(board.generate_legal_moves())
+    for quiescence in (False, True):
+        search = MultiSearch(board, MultiTables(), None, quiescence)
+        move = search.run(moves, 1, random.Random(1), SearchInfo())
+        board.push(move)
+        assert board.ejected(1) == 1
+        assert next_player_can_win(board) is not quiescence
         board.pop()
