@@ -376,7 +376,9 @@ class MultiSearch:
         """Whether an opponent side is one marble from the target."""
         return max(scores[x] for x in self.other_sides) + 1 >= self.target
 
-    def _ejections(self, marbles: tuple[int, ...], scores: tuple[int, ...], seat: int) -> list[State]:
+    def _ejections(
+        self, marbles: tuple[int, ...], scores: tuple[int, ...], seat: int
+    ) -> list[State]:
         """The positions after each move of ``seat`` that pushes a marble off."""
         own = marbles[seat]
         enemy = 0
