@@ -7,13 +7,14 @@
 Positions: the standard and Belgian Daisy starts, each after 4 and after 20 plies
 of a fixed random opening (seeded), 2 players; with ``--players 3`` to ``6`` (and
 ``--teams``) the standard and bowl boards for that many players, after 6 and 30
-plies.  For each position the robot searches once to ``--depth`` (clock ignored; timed in CPU seconds of this process,
-so that other work on the machine counts less) and once for ``--budget`` seconds.
-Prints, per position and in total: nodes, seconds, nodes/s, and the depth reached
-in the budget.  The figure to compare between versions is the total nodes/s and
-the total seconds to the fixed depth.  With ``--against OTHER`` the other robot is
-measured the same way and the ratios are printed (nodes per second in the budget,
-and how many times faster the first reaches the fixed depth).
+plies.  For each position the robot searches once to ``--depth`` (clock ignored;
+timed in CPU seconds of this process, so that other work on the machine counts
+less) and once for ``--budget`` seconds.  Prints, per position and in total: nodes,
+seconds, nodes/s, and the depth reached in the budget.  The figure to compare
+between versions is the total nodes/s and the total seconds to the fixed depth.
+With ``--against OTHER`` the other robot is measured the same way and the ratios are
+printed (nodes per second in the budget, and how many times faster the first
+reaches the fixed depth).
 """
 
 from __future__ import annotations
