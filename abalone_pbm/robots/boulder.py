@@ -2,7 +2,7 @@
 
 * Two players, no variant: :mod:`duel` (bitboard PVS with quiescence).
 * Three to six players, free-for-all or teams, no variant: :mod:`multi`
-  (best-reply search on bitboards).
+  (best-reply search on bitboards, with quiescence on ejections).
 * Variants: the paranoid alpha-beta of :mod:`search` over the rules core.
 
 One robot object is meant to play one game (the service keeps one per game while
