@@ -199,15 +199,9 @@ class MultiSearch:
         ours: bool,
         ply: int,
     ) -> int:
-        self.nodes += 1
-        if not self.nodes & CLOCK_MASK and self.deadline is not None:
-            if time.perf_counter() > self.deadline:
-                raise Timeout
-        best_score = max(scores)
-        if best_score >= self.target:
-            return (WIN - ply) if scores[self.side] == best_score else (-WIN + ply)
-        if self.plies_left is not None and self._real_plies(ply) >= self.plies_left:
-            return self._limit_value(scores, ply)
+        over = self._enter(scores, ply)
+        if over is not None:
+            return over
         if depth <= 0:
             if self.quiescence:
                 return self._quiesce(marbles, scores, alpha, beta, ours, ply, 0)
@@ -307,6 +301,20 @@ class MultiSearch:
             table[key] = (depth, best, flag, best_key)
         return best
 
+    def _enter(self, scores: tuple[int, ...], ply: int) -> int | None:
+        """Count a node and now and then read the clock; the value of a game that is
+        over there (a side reached the target, or the move limit), else None."""
+        self.nodes += 1
+        if not self.nodes & CLOCK_MASK and self.deadline is not None:
+            if time.perf_counter() > self.deadline:
+                raise Timeout
+        best_score = max(scores)
+        if best_score >= self.target:
+            return (WIN - ply) if scores[self.side] == best_score else (-WIN + ply)
+        if self.plies_left is not None and self._real_plies(ply) >= self.plies_left:
+            return self._limit_value(scores, ply)
+        return None
+
     def _quiesce(
         self,
         marbles: tuple[int, ...],
@@ -319,16 +327,9 @@ class MultiSearch:
     ) -> int:
         """Stand pat on the evaluation, or play an ejection of the layer to move (our
         seat, or any opponent seat as the best reply) until none is left."""
-        self.nodes += 1
-        # Quiescence holds many of the nodes: the clock is read here too.
-        if not self.nodes & CLOCK_MASK and self.deadline is not None:
-            if time.perf_counter() > self.deadline:
-                raise Timeout
-        best_score = max(scores)
-        if best_score >= self.target:
-            return (WIN - ply) if scores[self.side] == best_score else (-WIN + ply)
-        if self.plies_left is not None and self._real_plies(ply) >= self.plies_left:
-            return self._limit_value(scores, ply)
+        over = self._enter(scores, ply)  # quiescence holds many nodes: the clock too
+        if over is not None:
+            return over
         stand, threats = self._evaluate(marbles, scores, ours, True)
         if qply >= QUIESCENCE_PLIES or not threats:
             return stand
