@@ -1,6 +1,6 @@
 """Fit the evaluation's weights to game results (Texel-style logistic regression).
 
-    python tools/fit_weights.py positions.csv [--write]
+    python tools/fit_weights.py positions.csv [--level] [--write]
 
 Reads the rows of ``tools/selfplay_positions.py`` and finds the weights ``w`` that
 make ``sigmoid(w . features)`` predict the side to move's result best (least
@@ -9,6 +9,15 @@ by gradient descent from the current weights.  The fitted weights are scaled so
 that one marble pushed off stays 1000 and printed next to the current ones, with
 the mean squared error of each on the data; ``--write`` rewrites
 ``abalone_pbm/robots/weights.py`` with them.
+
+``--level`` fits in two stages, because the positional features are confounded
+with material: a side that has lost marbles has fewer on the board, so its sum of
+distances to the centre, its edge marbles and its adjacent pairs all shrink with
+the loss, and the one-stage fit bends those weights to stand in for material
+(over all positions the centre feature correlates negatively with the result).
+Stage one fits every weight on all positions, which sets how many logits a marble
+is worth (the scale); stage two fits only the terms that vary when material is
+level on the positions where it is, the others held at their stage-one values.
 """
 
 from __future__ import annotations
@@ -53,9 +62,10 @@ def mse(weights: list[float], rows: list[list[float]], results: list[float]) -> 
 
 def fit(
     rows: list[list[float]], results: list[float], start: list[float], steps: int, rate: float,
-    l2: float,
+    l2: float, frozen: frozenset[int] = frozenset(),
 ) -> list[float]:
-    """Gradient descent on the mean squared error (features scaled to unit spread)."""
+    """Gradient descent on the mean squared error (features scaled to unit spread);
+    the weights at the indices ``frozen`` keep their starting values."""
     n, k = len(rows), len(start)
     spread = [
         max(1e-9, math.sqrt(sum(r[j] * r[j] for r in rows) / n)) for j in range(k)
@@ -71,6 +81,8 @@ def fit(
             for j in range(k):
                 grad[j] += g * x[j]
         for j in range(k):
+            if j in frozen:
+                continue
             w[j] -= rate * (2.0 * grad[j] / n + l2 * w[j])
         if step % 100 == 0:
             print(f"  step {step}: mse {mse([w[j] / spread[j] for j in range(k)], rows, results):.5f}",
@@ -98,6 +110,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--l2", type=float, default=1e-4)
     parser.add_argument("--write", action="store_true")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--level", action="store_true",
+                        help="fit the positional terms on positions with material level")
     args = parser.parse_args(argv)
 
     rows, results = load(args.positions)
@@ -113,6 +127,25 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{len(rows)} positions; current weights: train mse {mse(start, *train):.5f}, "
           f"held-out mse {mse(start, *test):.5f}")
     fitted = fit(train[0], train[1], start, args.steps, args.rate, args.l2)
+    if args.level:
+        print(f"stage one (all positions): train mse {mse(fitted, *train):.5f}, "
+              f"held-out mse {mse(fitted, *test):.5f}, a marble = {fitted[0]:.3f} logits")
+        level = [i for i, row in enumerate(train[0]) if row[0] == 0]
+        # The terms that are zero whenever material is level cannot be fitted there.
+        frozen = frozenset(
+            j for j in range(len(start)) if all(train[0][i][j] == 0 for i in level)
+        )
+        positional_start = [fitted[j] if j in frozen else start[j] for j in range(len(start))]
+        level_train = [train[0][i] for i in level], [train[1][i] for i in level]
+        level_test = [r for r in test[0] if r[0] == 0], [
+            y for r, y in zip(*test) if r[0] == 0
+        ]
+        print(f"stage two: {len(level_train[0])} level positions, held: "
+              f"{', '.join(WEIGHT_NAMES[j] for j in sorted(frozen))}; current weights: "
+              f"held-out mse {mse(start, *level_test):.5f}")
+        fitted = fit(level_train[0], level_train[1], positional_start, args.steps, args.rate,
+                     args.l2, frozen)
+        print(f"stage two fitted: level held-out mse {mse(fitted, *level_test):.5f}")
     print(f"fitted: train mse {mse(fitted, *train):.5f}, held-out mse {mse(fitted, *test):.5f}")
     scale = 1000.0 / fitted[0] if fitted[0] > 0 else UNITS_PER_LOGIT
     new = {name: round(w * scale) for name, w in zip(WEIGHT_NAMES, fitted)}
@@ -120,7 +153,8 @@ def main(argv: list[str] | None = None) -> int:
     for name in WEIGHT_NAMES:
         print(f"  {name:13s} {current[name]:6d} -> {new[name]:6d}")
     if args.write:
-        write_weights(new, f"{len(rows)} self-play positions ({args.positions.name})")
+        how = " (positional terms on the material-level ones, --level)" if args.level else ""
+        write_weights(new, f"{len(rows)} self-play positions ({args.positions.name}){how}")
         print(f"wrote {WEIGHTS_FILE}")
     return 0
 
