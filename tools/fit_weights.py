@@ -1,6 +1,6 @@
 """Fit the evaluation's weights to game results (Texel-style logistic regression).
 
-    python tools/fit_weights.py positions.csv [--level] [--write]
+    python tools/fit_weights.py positions.csv [--level] [--start WEIGHTS.json] [--write]
 
 Reads the rows of ``tools/selfplay_positions.py`` and finds the weights ``w`` that
 make ``sigmoid(w . features)`` predict the side to move's result best (least
@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import json
 import math
 import random
 import sys
@@ -110,6 +111,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--l2", type=float, default=1e-4)
     parser.add_argument("--write", action="store_true")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--start", type=Path, default=None,
+                        help="JSON weights to start from (default: robots/weights.py)")
     parser.add_argument("--level", action="store_true",
                         help="fit the positional terms on positions with material level")
     args = parser.parse_args(argv)
@@ -123,6 +126,8 @@ def main(argv: list[str] | None = None) -> int:
     train = [rows[i] for i in order[cut:]], [results[i] for i in order[cut:]]
 
     current = current_weights()
+    if args.start is not None:
+        current.update({n: int(v) for n, v in json.loads(args.start.read_text()).items()})
     start = [current[name] / UNITS_PER_LOGIT for name in WEIGHT_NAMES]
     print(f"{len(rows)} positions; current weights: train mse {mse(start, *train):.5f}, "
           f"held-out mse {mse(start, *test):.5f}")

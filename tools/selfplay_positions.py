@@ -3,8 +3,10 @@
     python tools/selfplay_positions.py --games 60 --depth 2 --out positions.csv
 
 Games of ``boulder`` against itself at a fixed depth (so the data does not depend
-on the machine's speed), from the standard, Belgian and German Daisy layouts, each
-after a few random opening moves (``--opening-moves``), with a move limit.  Every
+on the machine's speed; ``--weights FILE`` plays with other evaluation weights, to
+regenerate the data of an earlier fit), from the standard, Belgian and German Daisy
+layouts, each after a few random opening moves (``--opening-moves``), with a move
+limit.  Every
 quiet position (the side to move cannot push a marble off) from ply
 ``--skip`` on is written as one CSV row: the position text, then the side to move's
 result (1 win, 0.5 draw, 0 loss), then the feature vector of
@@ -15,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import json
 import random
 import sys
 import time
@@ -23,7 +26,12 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from abalone_pbm.robots import make_engine  # noqa: E402
-from abalone_pbm.robots.features import FEATURES, features, threatened_marbles  # noqa: E402
+from abalone_pbm.robots.features import (  # noqa: E402
+    FEATURES,
+    features,
+    set_weights,
+    threatened_marbles,
+)
 from abalone_pbm.rules import Board, Rules  # noqa: E402
 
 LAYOUTS = ("standard", "belgian-daisy", "german-daisy")
@@ -67,7 +75,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--skip", type=int, default=8, help="plies left out at the start")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--out", type=Path, default=Path("positions.csv"))
+    parser.add_argument("--weights", type=Path, default=None,
+                        help="JSON evaluation weights to play with (default: robots/weights.py)")
     args = parser.parse_args(argv)
+    if args.weights is not None:
+        set_weights({n: int(v) for n, v in json.loads(args.weights.read_text()).items()})
     started = time.perf_counter()
     written = 0
     with args.out.open("w", newline="") as handle:
