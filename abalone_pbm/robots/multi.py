@@ -107,10 +107,6 @@ class MultiSearch:
         self.sides = rules.sides
         self.teams = rules.teams
         self.target = rules.target
-        self.partners = tuple(
-            s for s in range(1, board.players + 1) if s != self.seat and self.side_of[s] == self.side
-        )
-        self.our_seats = (self.seat,) + self.partners
         self.other_sides = tuple(x for x in range(self.sides) if x != self.side)
         self.opponents = tuple(
             s
@@ -132,6 +128,7 @@ class MultiSearch:
             tuple(o for o in range(1, board.players + 1) if self.side_of[o] != self.side_of[s])
             for s in range(1, board.players + 1)
         )
+        self.our_seats = (self.seat,) + self.friends_of[self.seat]
         limit = rules.movelimit
         self.plies_left = None if limit is None else limit - board.ply
         self.nodes = 0
@@ -229,15 +226,8 @@ class MultiSearch:
             own = marbles[seat]
             if not own:
                 continue
-            friends = 0
-            enemy = 0
-            for other in range(1, self.players + 1):
-                if other == seat:
-                    continue
-                if self.side_of[other] == self.side_of[seat]:
-                    friends |= marbles[other]
-                else:
-                    enemy |= marbles[other]
+            friends = _union(marbles, self.friends_of[seat])
+            enemy = _union(marbles, self.enemies_of[seat])
             for kind, diff, new_own, new_enemy in children(own, enemy, friends):
                 k = diff * 8 + seat
                 if k == tt_move:
@@ -382,9 +372,7 @@ class MultiSearch:
     ) -> list[State]:
         """The positions after each move of ``seat`` that pushes a marble off."""
         own = marbles[seat]
-        enemy = 0
-        for other in self.enemies_of[seat]:
-            enemy |= marbles[other]
+        enemy = _union(marbles, self.enemies_of[seat])
         if not own or not enemy & EDGE:
             return []
         # Ejections only (no edge cells): a partner's marbles stand neither in the
@@ -394,12 +382,9 @@ class MultiSearch:
             for kind, diff, new_own, new_enemy in tactical_children(own, enemy, 0)
         ]
         if self.teams and self.friends_of[seat]:
-            friends = 0
-            for other in self.friends_of[seat]:
-                friends |= marbles[other]
             out.extend(
                 self._apply_partner_push(marbles, scores, seat, push)
-                for push in partner_pushes(own, friends, enemy)
+                for push in partner_pushes(own, _union(marbles, self.friends_of[seat]), enemy)
                 if push[3]
             )
         return out
@@ -485,7 +470,7 @@ class MultiSearch:
         """The evaluation, and for the layer to move whether it could push off a marble
         the quiescence search plays: how many opponent marbles our side could (ours),
         or (theirs, asked with ``tactics``) which of ours the opponent sides could, and
-        of anyone's when one of them is a marble from the target.  None: no ejection."""
+        of anyone's when one of them is a marble from the target; 0: none."""
         side_of = self.side_of
         masks = [0] * self.sides
         for seat in range(1, self.players + 1):
@@ -529,6 +514,14 @@ class MultiSearch:
         if ours:
             return value, attack
         return value, (threats if best_other + 1 >= self.target else hurt)
+
+
+def _union(marbles: tuple[int, ...], seats: Iterable[int]) -> int:
+    """The marbles of ``seats`` together."""
+    together = 0
+    for seat in seats:
+        together |= marbles[seat]
+    return together
 
 
 def _positional(bits: int) -> int:
