@@ -210,6 +210,67 @@ class _Relay:
         raise AssertionError("unreachable")  # pragma: no cover
 
 
+class _Recorder:
+    """Records the outcomes of sent batches in a thread of its own, several batches in
+    one transaction when they wait; a batch whose transaction fails is tried again
+    (its rows stay leased to the sender meanwhile), so no outcome is dropped."""
+
+    #: Seconds between two tries when the database is away.
+    RETRY_AFTER = 1.0
+
+    def __init__(self, record: Callable[[list[tuple[OutgoingRow, Outcome]]], None]) -> None:
+        self._record = record
+        self._queue: queue.SimpleQueue[list[tuple[OutgoingRow, Outcome]] | None] = \
+            queue.SimpleQueue()
+        self._thread = threading.Thread(target=self._run, name="abalone-pbm-sender-record",
+                                        daemon=True)
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def put(self, done: list[tuple[OutgoingRow, Outcome]]) -> None:
+        self._queue.put(done)
+
+    def finish(self, timeout: float = 60.0) -> None:
+        """Record what is queued, then end the thread."""
+        if self._thread.is_alive():
+            self._queue.put(None)
+            self._thread.join(timeout)
+
+    def _run(self) -> None:
+        waiting: list[tuple[OutgoingRow, Outcome]] = []
+        finished = False
+        while not finished or waiting:
+            if not waiting and not finished:
+                first = self._queue.get()
+                if first is None:
+                    finished = True
+                else:
+                    waiting.extend(first)
+            while True:
+                try:
+                    more = self._queue.get_nowait()
+                except queue.Empty:
+                    break
+                if more is None:
+                    finished = True
+                else:
+                    waiting.extend(more)
+            if not waiting:
+                continue
+            try:
+                self._record(waiting)
+                waiting = []
+            except Exception:
+                log.exception("sender: could not record %d outcomes; trying again",
+                              len(waiting))
+                if finished:
+                    # Stopping: the rows stay leased to this sender and are sent again
+                    # by the next one (at least once, never lost).
+                    return
+                time.sleep(self.RETRY_AFTER)
+
+
 class Sender:
     """Drains the outbox to ``settings.relay`` (``smtp://host:port``) or the Maildir."""
 
@@ -237,6 +298,8 @@ class Sender:
         self._lanes: ThreadPoolExecutor | None = None
         self._started_at: datetime | None = None
         self._last_beat = float("-inf")
+        #: ``run_forever``'s recorder of outcomes (None: ``_deliver`` records them).
+        self._recorder: _Recorder | None = None
 
     # -- where mail goes ------------------------------------------------------------
 
@@ -352,12 +415,23 @@ class Sender:
                             outcome.error)
 
     def _deliver(self, items: list[OutgoingRow]) -> int:
-        """Send ``items`` and record how it went; returns how many were sent."""
+        """Send ``items`` and record how it went; returns how many were sent.
+
+        While ``run_forever`` runs, the outcomes are recorded by its recorder thread
+        and this returns as soon as the mails are sent: the next batch does not wait
+        for the database's write lock (which the worker may hold for a group of
+        mails) nor for the synced commit. Until recorded, the rows stay leased to
+        this sender, so no other sender takes them.
+        """
         if self.settings.relay_host_port:
             done = self._to_relay(items)
         else:
             done = self._to_maildir(items)
-        self._record(done)
+        recorder = self._recorder
+        if recorder is not None:
+            recorder.put(done)
+        else:
+            self._record(done)
         return sum(1 for _item, outcome in done if outcome.sent)
 
     def _send_batch(self, limit: int) -> tuple[int, int]:
@@ -411,9 +485,12 @@ class Sender:
         self._look = True
         heart = threading.Thread(target=self._keep_beating, args=(stop,),
                                  name="abalone-pbm-sender-heartbeat", daemon=True)
+        recorder = _Recorder(self._record)
         try:
             self.heartbeat()
             heart.start()
+            recorder.start()
+            self._recorder = recorder
             while not stop.is_set():
                 try:
                     items = self._take_handed(BATCH)
@@ -438,6 +515,8 @@ class Sender:
                 if not woken or always_look:
                     self._look = True
         finally:
+            self._recorder = None
+            recorder.finish()
             self.retire()
 
     def _keep_beating(self, stop: threading.Event) -> None:

@@ -198,3 +198,134 @@ def test_a_claimed_mail_is_not_sent_twice(database, make_settings, clock, relay)
     assert len(claimed) == 1
     assert second.send_due() == 0
     assert relay.received == []
+
+
+def _run_sender(sender: Sender, idle: float = 0.05):
+    """``sender.run_forever`` in a thread; returns (stop event, thread)."""
+    import threading
+
+    stop = threading.Event()
+    thread = threading.Thread(target=sender.run_forever, args=(stop,),
+                              kwargs={"idle": idle}, daemon=True)
+    thread.start()
+    return stop, thread
+
+
+def _wait_for(condition, seconds: float = 10.0) -> bool:
+    import time
+
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if condition():
+            return True
+        time.sleep(0.01)
+    return condition()
+
+
+def _queue_in(session, clock, recipients) -> list[str]:
+    """Queue one mail per recipient in the caller's transaction."""
+    ids = []
+    for number, recipient in enumerate(recipients, 1):
+        message = compose(sender=OURS, to=recipient, subject=f"Abalone Board {200 + number}",
+                          body="Summary\n", loop_token=OURS, date=clock.now())
+        enqueue_outbox(session, message, clock.now())
+        ids.append(message["Message-ID"])
+    return ids
+
+
+def test_a_running_sender_does_not_wait_for_the_write_lock_to_send(
+        database, make_settings, clock, relay):
+    """Recording what was sent needs a write transaction; the mails handed over go out
+    while another writer (the worker with a group of mails) holds the database."""
+    import threading
+
+    from abalone_pbm.db.repository import HANDOFF, Handoff
+    from abalone_pbm.mail.sender import LEASE
+
+    sender = Sender(database, make_settings(relay=relay.url), clock)
+    # Queued as the worker queues them: leased to this sender, handed over after commit.
+    handoff = Handoff(sender.owner, clock.now() + LEASE, [])
+    with database.write() as session:
+        session.info[HANDOFF] = handoff
+        _queue_in(session, clock, ["fred@example.net", "wilma@example.net"])
+    assert len(handoff.rows) == 2
+    # It looks at the outbox once as it starts (the rows are leased to it: not due),
+    # then only when woken.
+    stop, thread = _run_sender(sender, idle=60)
+    assert _wait_for(lambda: not sender._look)
+    holding, release = threading.Event(), threading.Event()
+
+    def hold_the_database() -> None:
+        # SQLite: one writer at a time; PostgreSQL: the rows locked.
+        with database.write() as session:
+            session.execute(select(OutboxMail.id).with_for_update()).all()
+            holding.set()
+            release.wait(20)
+
+    writer = threading.Thread(target=hold_the_database, daemon=True)
+    try:
+        writer.start()
+        assert holding.wait(10)
+        first, second = handoff.rows
+        sender.hand_over([first])
+        # Sent while the other writer holds the database, and so is the next mail,
+        # while the outcome of the first still waits to be recorded ...
+        assert _wait_for(lambda: len(relay.received) == 1)
+        sender.hand_over([second])
+        assert _wait_for(lambda: len(relay.received) == 2, seconds=5)
+        assert not release.is_set()
+        assert [r.status for r in _outbox(database)] == ["pending", "pending"]
+    finally:
+        release.set()
+        writer.join(20)
+    try:
+        # ... and recorded as soon as it lets go.
+        assert _wait_for(lambda: [r.status for r in _outbox(database)] == ["sent", "sent"])
+    finally:
+        stop.set()
+        sender.poke()
+        thread.join(20)
+    assert len(relay.received) == 2  # nothing sent twice
+
+
+def test_outcomes_that_cannot_be_recorded_yet_are_recorded_later(
+        database, make_settings, clock, relay, monkeypatch):
+    """The database is away when the sender records what it sent: it tries again, and
+    at its stop every outcome is in the outbox (none sent twice)."""
+    import abalone_pbm.mail.sender as sender_module
+
+    monkeypatch.setattr(sender_module._Recorder, "RETRY_AFTER", 0.05)
+    _queue(database, clock, ["fred@example.net", "wilma@example.net"])
+    sender = Sender(database, make_settings(relay=relay.url), clock)
+    real_record = sender._record
+    failures = []
+
+    def flaky_record(done):
+        if len(failures) < 3:
+            failures.append(len(done))
+            raise OSError("database is locked")
+        real_record(done)
+
+    monkeypatch.setattr(sender, "_record", flaky_record)
+    stop, thread = _run_sender(sender)
+    try:
+        assert _wait_for(lambda: len(relay.received) == 2)
+        assert _wait_for(lambda: [r.status for r in _outbox(database)] == ["sent", "sent"])
+    finally:
+        stop.set()
+        sender.poke()
+        thread.join(20)
+    assert len(failures) == 3
+    assert len(relay.received) == 2
+
+
+def test_a_stopping_sender_records_what_it_sent(database, make_settings, clock, relay):
+    _queue(database, clock, [f"player{n}@example.net" for n in range(12)])
+    sender = Sender(database, make_settings(relay=relay.url), clock)
+    stop, thread = _run_sender(sender)
+    assert _wait_for(lambda: len(relay.received) == 12)
+    stop.set()
+    sender.poke()
+    thread.join(20)
+    assert not thread.is_alive()
+    assert [r.status for r in _outbox(database)] == ["sent"] * 12
