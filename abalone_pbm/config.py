@@ -42,6 +42,9 @@ class Settings:
     #: SMTP connections kept open to the relay, used side by side; every recipient's
     #: mail goes over one of them, so it arrives in the order it was written.
     relay_connections: int = 2
+    #: ``serve`` runs its worker in a process of its own, beside the listener and the
+    #: sender (another core); off: a thread of the one process.
+    worker_process: bool = True
     max_message_bytes: int = 262144
     #: host:port of the Postfix policy service that checks game recipients at RCPT
     #: time (see ``mail.policy`` and ``deploy/``); None: not started.

@@ -38,7 +38,8 @@ from .mail.intake import make_store
 from .mail.listener import IntakeController, make_accepts, start_listener, stop_listener
 from .mail.policy import PolicyServer, start_policy_server
 from .mail.sender import Sender
-from .worker import GROUP_MOST, Handle, PasswordHook, Worker
+from .worker import Handle, PasswordHook, Worker, group_most_for
+from .worker_process import WorkerProcess
 
 if TYPE_CHECKING:  # pragma: no cover
     from .db.session import Database
@@ -139,6 +140,9 @@ class Server:
     #: Seconds the worker and sender sleep when idle (they are also woken at once).
     idle: float = 1.0
     out: TextIO | None = None
+    #: Run the worker in a process of its own (``abalone_pbm.worker_process``): only
+    #: with the service layer's own hooks, which the child process loads itself.
+    worker_process: bool = False
 
     def __post_init__(self) -> None:
         self.stop_event = threading.Event()
@@ -153,14 +157,18 @@ class Server:
         self.worker = Worker(
             self.database, self.settings, self.clock, self.handle,
             handoff=self.sender, passwords=self.passwords, robot_turns=self._robot_turns,
-            # Groups on SQLite, whose one writer at a time pays a synced commit each;
-            # on PostgreSQL several processes lock games in any order, and a group
-            # holding some while waiting for others could deadlock with another's.
-            group_most=GROUP_MOST if self.database.is_sqlite else 1,
+            group_most=group_most_for(self.database),
         )
         self.listener: IntakeController | None = None
         self.policy: PolicyServer | None = None
         self.threads: list[threading.Thread] = []
+        #: The worker's process (``worker_process``); None: the worker thread.
+        self.linked: WorkerProcess | None = None
+        if self.worker_process:
+            self.linked = WorkerProcess(
+                owner=self.sender.owner, on_rows=self.sender.hand_over,
+                on_robot_boards=self._robot_turns, on_lost=self.sender.release_orphans,
+                stop_event=self.stop_event)
 
     # -- life cycle -----------------------------------------------------------------
 
@@ -172,7 +180,7 @@ class Server:
                 self.settings,
                 make_store(self.database, self.clock),
                 make_accepts(self.settings),
-                notify=self.worker_wake.set,
+                notify=self._wake_worker,
             )
         except OSError as error:
             raise _bind_failure(error, self.settings.listen, "ABALONE_PBM_LISTEN") from None
@@ -185,7 +193,14 @@ class Server:
                 raise _bind_failure(
                     error, self.settings.policy_listen, "ABALONE_PBM_POLICY_LISTEN"
                 ) from None
-        self._spawn("worker", self._run_worker)
+        if self.linked is not None:
+            try:
+                self.linked.start()
+            except OSError as error:
+                self._stop_listeners()
+                raise ListenError(f"cannot start the worker process: {error}") from None
+        else:
+            self._spawn("worker", self._run_worker)
         self._spawn("sender", self._run_sender)
         if self.robots is not None:
             self._spawn("robots", self._run_robots)
@@ -199,15 +214,20 @@ class Server:
         self.worker_wake.set()
         self.sender.poke()
         self.robot_wake.set()
+        self._stop_listeners()
+        if self.linked is not None:
+            self.linked.stop()
+        for thread in self.threads:
+            thread.join(timeout=60)
+        self.threads = []
+
+    def _stop_listeners(self) -> None:
         if self.listener is not None:
             stop_listener(self.listener)
             self.listener = None
         if self.policy is not None:
             self.policy.stop()
             self.policy = None
-        for thread in self.threads:
-            thread.join(timeout=60)
-        self.threads = []
 
     def run(self, stop_event: threading.Event | None = None) -> None:
         """Start, wait for ``stop_event`` (or ``self.stop_event``), stop."""
@@ -231,6 +251,13 @@ class Server:
         thread = threading.Thread(target=target, name=f"abalone-pbm-{name}", daemon=True)
         thread.start()
         self.threads.append(thread)
+
+    def _wake_worker(self) -> None:
+        """The listener stored a mail."""
+        if self.linked is not None:
+            self.linked.wake()
+        else:
+            self.worker_wake.set()
 
     def _run_worker(self) -> None:
         self.worker.run_forever(self.stop_event, self.worker_wake, idle=self.idle)
@@ -294,6 +321,9 @@ class Server:
             print(f"abalone-pbm: answering Postfix recipient checks (policy service) on "
                   f"{policy_host}:{policy_port}", file=out)
         print(f"abalone-pbm: database {self.database.describe()}", file=out)
+        if self.linked is not None:
+            print(f"abalone-pbm: mail is processed by the worker process {self.linked.pid}",
+                  file=out)
         print(f"abalone-pbm: outgoing mail goes to {self.sender.destination}", file=out)
         out.flush()
 
@@ -353,7 +383,9 @@ def serve(
     clock = clock or SystemClock()
     robots = robot_hook(settings, database, clock)
     server = Server(settings, database, handle, tick, clock, robots=robots, out=out,
-                    passwords=passwords)
+                    passwords=passwords,
+                    # A handle given by the caller lives only in this process.
+                    worker_process=settings.worker_process and passwords is not None)
     try:
         server.start()
     except ListenError as error:

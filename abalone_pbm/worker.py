@@ -65,7 +65,8 @@ from .service import rates
 if TYPE_CHECKING:  # pragma: no cover
     from .db.session import Database
 
-__all__ = ["Worker", "Handle", "HandoffTarget", "parse_mail", "error_summary", "LEAN_POLICY"]
+__all__ = ["Worker", "Handle", "HandoffTarget", "parse_mail", "error_summary", "LEAN_POLICY",
+           "group_most_for"]
 
 log = logging.getLogger(__name__)
 
@@ -78,6 +79,16 @@ MAX_ATTEMPTS = 3
 #: how long it goes on taking more (see ``Worker.run_group``).
 GROUP_MOST = 16
 GROUP_SECONDS = 0.05
+
+
+
+def group_most_for(database: Database) -> int:
+    """How many mails one transaction of ``serve``'s worker takes: groups on SQLite,
+    whose one writer at a time pays a synced commit each; one on PostgreSQL, where
+    several processes lock games in any order, and a group holding some while waiting
+    for others could deadlock with another's."""
+    return GROUP_MOST if database.is_sqlite else 1
+
 
 #: When a mail's passwords must be checked first, the checks the next ones waiting
 #: will need are started too (at most this many mails; see ``Worker._look_ahead``).

@@ -110,6 +110,8 @@ def cmd_work(args: argparse.Namespace) -> int:
     from ..worker import Worker
 
     setup_logging(args)
+    if args.linked:
+        return _work_linked(args)
     try:
         settings = load(args)
         database = open_database(settings)
@@ -127,6 +129,35 @@ def cmd_work(args: argparse.Namespace) -> int:
     install_stop_signals(stop)
     print(f"abalone-pbm work: processing mail in {database.describe()}")
     worker.run_forever(stop)
+    return 0
+
+
+def _work_linked(args: argparse.Namespace) -> int:
+    """``work --linked R,W,OWNER``: the worker process a ``serve`` started (see
+    ``abalone_pbm.worker_process``; R and W are its pipes, OWNER its sender's name)."""
+    from ..clock import SystemClock
+    from ..server import SWITCH_INTERVAL, _service_hooks, open_database, password_hook
+    from ..worker import Worker, group_most_for
+    from ..worker_process import Link, PipeHandoff
+
+    wake_fd, news_fd, owner = args.linked.split(",", 2)
+    stop, wake = threading.Event(), threading.Event()
+    link = Link(int(wake_fd), int(news_fd), stop, wake)
+    link.install_signals()
+    sys.setswitchinterval(SWITCH_INTERVAL)
+    settings = load(args)
+    database = open_database(settings, upgrade=False)  # serve has upgraded it
+    handle, _tick = _service_hooks(settings, database)
+    clock = SystemClock()
+    worker = Worker(database, settings, clock, handle,
+                    handoff=PipeHandoff(link, owner, clock.now),
+                    passwords=password_hook(settings), robot_turns=link.robot_turns,
+                    group_most=group_most_for(database))
+    link.start()
+    try:
+        worker.run_forever(stop, wake)
+    finally:
+        database.dispose()
     return 0
 
 
@@ -209,6 +240,7 @@ def register(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None
     )
     work.add_argument("--once", action="store_true",
                       help="process what is waiting, then exit")
+    work.add_argument("--linked", metavar="R,W,OWNER", help=argparse.SUPPRESS)
     add_common(work)
     work.set_defaults(handler=cmd_work)
 

@@ -476,6 +476,17 @@ def lease_due_outbox(
     return rows
 
 
+def release_leases(session: Session, owner: str, now: datetime) -> int:
+    """Make the pending rows leased to ``owner`` due now, for any sender; returns how
+    many. For a sender that knows it holds none of them (``Sender.release_orphans``)."""
+    result = session.execute(
+        update(_OUTBOX)
+        .where(_OUTBOX.c.lease_owner == owner, _OUTBOX.c.status == "pending")
+        .values(lease_owner=None, next_attempt_at=_utc(now))
+    )
+    return int(getattr(result, "rowcount", 0) or 0)
+
+
 def record_sent(session: Session, ids: Sequence[int], now: datetime) -> int:
     """Mark these pending mails sent (one UPDATE); returns how many were pending."""
     if not ids:

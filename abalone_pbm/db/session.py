@@ -21,6 +21,7 @@ can still be read after it (but relationships not loaded yet cannot).
 
 from __future__ import annotations
 
+import fcntl
 import logging
 import os
 import threading
@@ -89,6 +90,49 @@ def _sqlite_is_memory(url: URL) -> bool:
     return database in ("", ":memory:") or url.query.get("mode") == "memory"
 
 
+class WriteLock:
+    """One SQLite writer at a time, waiting in turn: the threads of this process on a
+    lock, and the processes sharing the file (``serve`` and its worker process, or an
+    admin's command) on ``flock`` of a file beside it (``<database>-writer``). Both
+    block until the holder lets go, where SQLite's busy handler sleeps and retries and
+    can miss the short gaps between another writer's transactions for a second or more.
+    """
+
+    def __init__(self, path: Path | None) -> None:
+        self._threads = threading.RLock()
+        self._path = path
+        self._fd: int | None = None
+        self._depth = 0  # nested write() in one thread: flock once
+
+    def __enter__(self) -> None:
+        self._threads.acquire()
+        try:
+            if self._depth == 0 and self._path is not None:
+                if self._fd is None:
+                    self._fd = os.open(self._path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC,
+                                       0o600)
+                fcntl.flock(self._fd, fcntl.LOCK_EX)
+        except BaseException:
+            self._threads.release()
+            raise
+        self._depth += 1
+
+    def __exit__(self, *exc: object) -> None:
+        self._depth -= 1
+        try:
+            if self._depth == 0 and self._fd is not None:
+                fcntl.flock(self._fd, fcntl.LOCK_UN)
+        finally:
+            self._threads.release()
+
+    def close(self) -> None:
+        """Close the lock file (opened again by the next writer)."""
+        with self._threads:
+            if self._depth == 0 and self._fd is not None:
+                os.close(self._fd)
+                self._fd = None
+
+
 class Database:
     """One database, its engine and its transactions."""
 
@@ -116,7 +160,10 @@ class Database:
             read_options["postgresql_readonly"] = True
         self._read_engine = self.engine.execution_options(**read_options)
         self._write_engine = self.engine.execution_options(**{_MODE: "write"})
-        self._write_lock = threading.RLock() if self.is_sqlite else None
+        self._write_lock: WriteLock | None = None
+        if self.is_sqlite:
+            path = self.sqlite_path
+            self._write_lock = WriteLock(path.with_name(path.name + "-writer") if path else None)
         self._reads = sessionmaker(bind=self._read_engine, expire_on_commit=False)
         self._writes = sessionmaker(bind=self._write_engine, expire_on_commit=False)
 
@@ -173,6 +220,8 @@ class Database:
     def dispose(self) -> None:
         """Close every pooled connection (at exit, or before a fork)."""
         self.engine.dispose()
+        if self._write_lock is not None:
+            self._write_lock.close()
 
     # -- migrations ---------------------------------------------------------------
 

@@ -220,8 +220,9 @@ class _Recorder:
 
     def __init__(self, record: Callable[[list[tuple[OutgoingRow, Outcome]]], None]) -> None:
         self._record = record
-        self._queue: queue.SimpleQueue[list[tuple[OutgoingRow, Outcome]] | None] = \
-            queue.SimpleQueue()
+        #: Outcomes to record; an Event is set once all before it are recorded; None ends.
+        self._queue: queue.SimpleQueue[
+            list[tuple[OutgoingRow, Outcome]] | threading.Event | None] = queue.SimpleQueue()
         self._thread = threading.Thread(target=self._run, name="abalone-pbm-sender-record",
                                         daemon=True)
 
@@ -231,6 +232,14 @@ class _Recorder:
     def put(self, done: list[tuple[OutgoingRow, Outcome]]) -> None:
         self._queue.put(done)
 
+    def flush(self, timeout: float = 60.0) -> bool:
+        """Wait until everything queued so far is recorded (False: not in time)."""
+        if not self._thread.is_alive():
+            return True
+        recorded = threading.Event()
+        self._queue.put(recorded)
+        return recorded.wait(timeout)
+
     def finish(self, timeout: float = 60.0) -> None:
         """Record what is queued, then end the thread."""
         if self._thread.is_alive():
@@ -239,36 +248,48 @@ class _Recorder:
 
     def _run(self) -> None:
         waiting: list[tuple[OutgoingRow, Outcome]] = []
-        finished = False
-        while not finished or waiting:
-            if not waiting and not finished:
-                first = self._queue.get()
-                if first is None:
-                    finished = True
-                else:
-                    waiting.extend(first)
-            while True:
+        flushed: list[threading.Event] = []
+        stopping = False
+        while True:
+            if not waiting and not flushed:
+                if stopping:
+                    return
+                stopping = self._take(self._queue.get(), waiting, flushed)
+            while not stopping:  # and everything else that waits, in one transaction
                 try:
-                    more = self._queue.get_nowait()
+                    item = self._queue.get_nowait()
                 except queue.Empty:
                     break
-                if more is None:
-                    finished = True
-                else:
-                    waiting.extend(more)
-            if not waiting:
-                continue
+                stopping = self._take(item, waiting, flushed)
             try:
-                self._record(waiting)
-                waiting = []
+                if waiting:
+                    self._record(waiting)
+                    waiting = []
             except Exception:
                 log.exception("sender: could not record %d outcomes; trying again",
                               len(waiting))
-                if finished:
-                    # Stopping: the rows stay leased to this sender and are sent again
-                    # by the next one (at least once, never lost).
+                if stopping:
+                    # The rows stay leased to this sender, which is stopping: the next
+                    # sender sends them again (at least once, never lost).
                     return
                 time.sleep(self.RETRY_AFTER)
+                continue
+            for event in flushed:
+                event.set()
+            flushed = []
+
+    @staticmethod
+    def _take(item: list[tuple[OutgoingRow, Outcome]] | threading.Event | None,
+              waiting: list[tuple[OutgoingRow, Outcome]],
+              flushed: list[threading.Event]) -> bool:
+        """Sort one queued item; True when it says stop."""
+        if item is None:
+            return True
+        if isinstance(item, threading.Event):
+            flushed.append(item)
+        else:
+            waiting.extend(item)
+        return False
 
 
 class Sender:
@@ -300,6 +321,8 @@ class Sender:
         self._last_beat = float("-inf")
         #: ``run_forever``'s recorder of outcomes (None: ``_deliver`` records them).
         self._recorder: _Recorder | None = None
+        #: Waiting for ``release_orphans``: each set once it is done.
+        self._orphan_requests: queue.SimpleQueue[threading.Event] = queue.SimpleQueue()
 
     # -- where mail goes ------------------------------------------------------------
 
@@ -355,6 +378,33 @@ class Sender:
         if rows:
             self._handed.put(rows)
             self._wake.set()
+
+    def release_orphans(self) -> threading.Event:
+        """The worker process that wrote rows leased to this sender died: the rows of
+        its last commit may never have been handed over, and would wait for their lease
+        to run out. ``run_forever`` first sends and records everything it was handed,
+        so that its remaining leases are exactly those, then makes them due. The Event
+        is set when that is done."""
+        done = threading.Event()
+        self._orphan_requests.put(done)
+        self._wake.set()
+        return done
+
+    def _release_orphans_now(self) -> None:
+        from ..db.repository import release_leases
+
+        if self._recorder is not None:
+            self._recorder.flush()
+        with self.database.write() as session:
+            count = release_leases(session, self.owner, self.clock.now())
+        if count:
+            log.warning("sender: %d mails of a worker that died are sent now", count)
+        self._look = True
+        while True:
+            try:
+                self._orphan_requests.get_nowait().set()
+            except queue.Empty:
+                return
 
     def handoff_lease(self) -> tuple[str, datetime]:
         """The owner and lease end the worker writes into the rows it hands over."""
@@ -494,6 +544,8 @@ class Sender:
             while not stop.is_set():
                 try:
                     items = self._take_handed(BATCH)
+                    if not items and not self._orphan_requests.empty():
+                        self._release_orphans_now()
                     if not items and self._look:
                         self._look = False
                         items = self._claim(BATCH)

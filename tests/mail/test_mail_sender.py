@@ -5,6 +5,7 @@ from __future__ import annotations
 import email
 import mailbox
 import os
+import time
 from datetime import timedelta
 from email.policy import default as default_policy
 from types import SimpleNamespace
@@ -329,3 +330,37 @@ def test_a_stopping_sender_records_what_it_sent(database, make_settings, clock, 
     thread.join(20)
     assert not thread.is_alive()
     assert [r.status for r in _outbox(database)] == ["sent"] * 12
+
+
+def test_a_dead_workers_unannounced_rows_go_out_and_handed_ones_only_once(
+        database, make_settings, clock, relay):
+    """A worker process writes rows leased to serve's sender and then tells it; one that
+    dies between its commit and the telling leaves rows that nobody would send until
+    the lease ran out. ``release_orphans`` sends them, and what was handed over only once."""
+    from abalone_pbm.db.repository import HANDOFF, Handoff
+    from abalone_pbm.mail.sender import LEASE
+
+    sender = Sender(database, make_settings(relay=relay.url), clock)
+    told, untold = (Handoff(sender.owner, clock.now() + LEASE, []) for _ in range(2))
+    with database.write() as session:
+        session.info[HANDOFF] = told
+        _queue_in(session, clock, ["fred@example.net", "wilma@example.net"])
+    with database.write() as session:
+        session.info[HANDOFF] = untold  # committed; the news never came
+        _queue_in(session, clock, ["barney@example.net", "betty@example.net"])
+    stop, thread = _run_sender(sender, idle=60)
+    try:
+        assert _wait_for(lambda: not sender._look)
+        sender.hand_over(told.rows)
+        assert _wait_for(lambda: len(relay.received) == 2)
+        time.sleep(0.3)
+        assert len(relay.received) == 2  # the untold rows are leased to it: not due
+        assert sender.release_orphans().wait(10)
+        assert _wait_for(lambda: len(relay.received) == 4)
+        assert _wait_for(lambda: [r.status for r in _outbox(database)] == ["sent"] * 4)
+    finally:
+        stop.set()
+        sender.poke()
+        thread.join(20)
+    assert sorted(got.rcpt_tos[0] for got in relay.received) == [
+        "barney@example.net", "betty@example.net", "fred@example.net", "wilma@example.net"]

@@ -1,0 +1,284 @@
+"""``serve``'s worker in a process of its own, linked to ``serve`` by two pipes.
+
+One Python process runs one thread at a time, and the worker (parse, play, render,
+compose, commit) takes most of ``serve``'s CPU. With the worker in a child process the
+listener and the sender of ``serve`` run beside it on another core
+(``ABALONE_PBM_WORKER_PROCESS``, on by default).
+
+The pipes carry news, never the only copy of anything:
+
+* *wake*, ``serve`` -> worker: a byte when the listener has stored a mail. Its end (the
+  pipe closed: ``serve`` stops, or died) stops the worker after the mails it holds, so
+  a worker never outlives its server.
+* *news*, worker -> ``serve``: after each commit, the outbox rows it wrote (written
+  leased to ``serve``'s sender, as the worker thread hands them over in one process)
+  and the boards whose turn went to a computer player. Each message is a 4-byte length
+  and a pickle (both ends are this program).
+
+A worker killed at any moment loses nothing: its transaction rolls back and the mail
+stays in the inbox. Only the rows of a commit whose news never arrived would wait for
+their lease to run out; so when the worker dies, ``serve``'s sender first sends all it
+was handed, then frees its own remaining leases (``Sender.release_orphans``), and only
+then is a new worker started.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import pickle
+import select
+import signal
+import subprocess
+import sys
+import threading
+from collections.abc import Callable
+from datetime import datetime
+from typing import Any
+
+from .db.repository import OutgoingRow
+from .mail.sender import LEASE
+
+__all__ = ["WorkerProcess", "Link", "PipeHandoff", "RESTART_DELAY"]
+
+log = logging.getLogger(__name__)
+
+#: Seconds before a worker that died is started again (a crash loop stays slow).
+RESTART_DELAY = 1.0
+
+_LENGTH = 4
+
+
+def _frame(kind: str, value: Any) -> bytes:
+    body = pickle.dumps((kind, value), protocol=pickle.HIGHEST_PROTOCOL)
+    return len(body).to_bytes(_LENGTH, "big") + body
+
+
+class WorkerProcess:
+    """``serve``'s side: starts ``abalone-pbm work --linked``, wakes it, acts on its news,
+    and starts another when it dies."""
+
+    def __init__(
+        self,
+        *,
+        owner: str,
+        on_rows: Callable[[list[OutgoingRow]], None],
+        on_robot_boards: Callable[[set[int]], None],
+        on_lost: Callable[[], threading.Event],
+        stop_event: threading.Event,
+        command: list[str] | None = None,
+    ) -> None:
+        self.owner = owner
+        self.on_rows = on_rows
+        self.on_robot_boards = on_robot_boards
+        self.on_lost = on_lost
+        self.stop_event = stop_event
+        self.command = command or [sys.executable, "-m", "abalone_pbm", "work"]
+        self.process: subprocess.Popen[bytes] | None = None
+        self._wake_fd: int | None = None
+        self._news_fd: int | None = None
+        self._lock = threading.Lock()
+        self._thread: threading.Thread | None = None
+        #: How many workers were started (1 + restarts).
+        self.starts = 0
+
+    @property
+    def pid(self) -> int | None:
+        process = self.process
+        return process.pid if process is not None else None
+
+    def start(self) -> None:
+        """Start the worker (``OSError`` when it cannot be), and the thread that
+        reads its news and starts another when it dies."""
+        self._launch()
+        self._thread = threading.Thread(target=self._run, name="abalone-pbm-worker-link",
+                                        daemon=True)
+        self._thread.start()
+
+    def _launch(self) -> None:
+        wake_read, wake_write = os.pipe()
+        news_read, news_write = os.pipe()
+        try:
+            process = subprocess.Popen(
+                [*self.command, "--linked", f"{wake_read},{news_write},{self.owner}"],
+                pass_fds=(wake_read, news_write),
+            )
+        except BaseException:
+            for fd in (wake_write, news_read):
+                os.close(fd)
+            raise
+        finally:
+            os.close(wake_read)
+            os.close(news_write)
+        os.set_blocking(wake_write, False)
+        with self._lock:
+            self.process = process
+            self._wake_fd = wake_write
+            self._news_fd = news_read
+        self.starts += 1
+        log.info("worker process %s started", process.pid)
+
+    def wake(self) -> None:
+        """A mail was stored: tell the worker (never blocks; a full pipe is awake)."""
+        with self._lock:
+            fd = self._wake_fd
+            if fd is None:
+                return
+            try:
+                os.write(fd, b"w")
+            except (BlockingIOError, BrokenPipeError):
+                pass
+
+    def _run(self) -> None:
+        while True:
+            with self._lock:
+                news = self._news_fd
+            if news is not None:
+                self._read_news(news)
+            code = self._reap()
+            if self.stop_event.is_set():
+                return
+            log.error("worker process exited (%s); its mails stay in the inbox, another "
+                      "starts", code)
+            # Whatever the dead worker committed without telling goes out now.
+            self.on_lost().wait(60)
+            if self.stop_event.wait(RESTART_DELAY):
+                return
+            try:
+                self._launch()
+            except OSError as error:
+                log.error("worker process: could not start: %s", error)
+
+    def _read_news(self, fd: int) -> None:
+        """Until the worker closes its end (it exits): act on each message."""
+        pending = b""
+        while True:
+            try:
+                chunk = os.read(fd, 1 << 20)
+            except InterruptedError:
+                continue
+            except OSError:
+                chunk = b""
+            if not chunk:
+                return
+            pending += chunk
+            while len(pending) >= _LENGTH:
+                size = int.from_bytes(pending[:_LENGTH], "big")
+                if len(pending) < _LENGTH + size:
+                    break
+                kind, value = pickle.loads(pending[_LENGTH:_LENGTH + size])
+                pending = pending[_LENGTH + size:]
+                try:
+                    if kind == "rows":
+                        self.on_rows(value)
+                    elif kind == "robots":
+                        self.on_robot_boards(set(value))
+                except Exception:
+                    log.exception("worker process: acting on its news failed")
+
+    def _reap(self) -> int | None:
+        with self._lock:
+            process, self.process = self.process, None
+            wake, self._wake_fd = self._wake_fd, None
+            news, self._news_fd = self._news_fd, None
+        for fd in (wake, news):
+            if fd is not None:
+                os.close(fd)
+        if process is None:
+            return None
+        try:
+            return process.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            return process.wait()
+
+    def stop(self, timeout: float = 60.0) -> None:
+        """After ``stop_event`` is set: close the wake pipe (the worker finishes the
+        mails it holds and exits), then wait for it and for the news."""
+        with self._lock:
+            fd, self._wake_fd = self._wake_fd, None
+            process = self.process
+        if fd is not None:
+            os.close(fd)
+        if process is not None:
+            try:
+                process.wait(timeout=timeout)
+            except subprocess.TimeoutExpired:
+                log.error("worker process %s did not stop; killed", process.pid)
+                process.kill()
+        if self._thread is not None:
+            self._thread.join(timeout=timeout)
+            self._thread = None
+
+
+class Link:
+    """The worker's side of the pipes (``abalone-pbm work --linked``)."""
+
+    def __init__(self, wake_fd: int, news_fd: int, stop: threading.Event,
+                 wake: threading.Event) -> None:
+        self.wake_fd = wake_fd
+        self.news_fd = news_fd
+        self.stop = stop
+        self.wake = wake
+        self._write_lock = threading.Lock()
+
+    def install_signals(self) -> None:
+        """A terminal's Ctrl-C reaches the whole process group: ``serve`` then closes
+        the wake pipe, and the worker ends after the mails it holds. SIGTERM (systemd
+        stopping the unit's processes) ends it the same way at once."""
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        signal.signal(signal.SIGTERM, lambda signum, frame: self._stop())
+
+    def start(self) -> None:
+        threading.Thread(target=self._listen, name="abalone-pbm-worker-wake",
+                         daemon=True).start()
+
+    def _stop(self) -> None:
+        self.stop.set()
+        self.wake.set()
+
+    def _listen(self) -> None:
+        """Wake the worker for each byte; stop it at the pipe's end."""
+        while True:
+            try:
+                select.select([self.wake_fd], [], [])
+                chunk = os.read(self.wake_fd, 4096)
+            except InterruptedError:
+                continue
+            except OSError:
+                chunk = b""
+            if not chunk:
+                self._stop()
+                return
+            self.wake.set()
+
+    def tell(self, kind: str, value: Any) -> None:
+        data = _frame(kind, value)
+        with self._write_lock:
+            try:
+                view = memoryview(data)
+                while view:
+                    view = view[os.write(self.news_fd, view):]
+            except BrokenPipeError:
+                # serve is gone: stop after this group (its rows wait for the next serve).
+                self._stop()
+
+    def robot_turns(self, boards: set[int]) -> None:
+        """The worker's commit gave these boards' turn to a computer player."""
+        self.tell("robots", sorted(boards))
+
+
+class PipeHandoff:
+    """The worker writes its replies leased to ``serve``'s sender and sends them up."""
+
+    def __init__(self, link: Link, owner: str, now: Callable[[], datetime]) -> None:
+        self.link = link
+        self.owner = owner
+        self.now = now
+
+    def handoff_lease(self) -> tuple[str, datetime]:
+        return self.owner, self.now() + LEASE
+
+    def hand_over(self, rows: list[OutgoingRow]) -> None:
+        if rows:
+            self.link.tell("rows", rows)
