@@ -24,12 +24,15 @@ def test_the_environment_sets_every_variable() -> None:
         "ABALONE_PBM_RELAY": "smtp://mx.example:587",
         "ABALONE_PBM_MAX_MESSAGE_BYTES": "100000",
         "ABALONE_PBM_RELAY_CONNECTIONS": "8",
+        "ABALONE_PBM_WORKER_PROCESS": "off",
     })
     assert settings.listen_port == 2525 and settings.lmtp
     assert (settings.address_local, settings.address_domain) == ("games", "pbm.example")
     assert settings.relay_host_port == ("mx.example", 587)
     assert settings.max_message_bytes == 100000
     assert settings.relay_connections == 8
+    assert settings.worker_process is False
+    assert load_settings(environ={}).worker_process is True
 
 
 @pytest.mark.parametrize(
@@ -45,6 +48,7 @@ def test_the_environment_sets_every_variable() -> None:
         ("ABALONE_PBM_MAX_MESSAGE_BYTES", "0"),
         ("ABALONE_PBM_RELAY_CONNECTIONS", "0"),
         ("ABALONE_PBM_RELAY_CONNECTIONS", "1000"),
+        ("ABALONE_PBM_WORKER_PROCESS", "sometimes"),
     ],
 )
 def test_unusable_values_are_refused_by_name(variable: str, value: str) -> None:
