@@ -146,6 +146,8 @@ class Server:
 
     def __post_init__(self) -> None:
         self.stop_event = threading.Event()
+        #: The sender stops after the worker (``stop``), to send its last replies.
+        self.sender_stop = threading.Event()
         self.worker_wake = threading.Event()
         self.robot_wake = threading.Event()
         #: Boards whose turn the worker handed to a robot, and whether every game must
@@ -175,6 +177,7 @@ class Server:
     def start(self) -> None:
         """Bind the listeners (``ListenError`` when one cannot), then start the threads."""
         self.stop_event.clear()
+        self.sender_stop.clear()
         try:
             self.listener = start_listener(
                 self.settings,
@@ -209,15 +212,22 @@ class Server:
         self._announce()
 
     def stop(self) -> None:
-        """Stop accepting mail, let the worker and sender finish what they hold, join."""
+        """Stop accepting mail, let the worker finish the mails it holds, then the
+        sender send every answer they caused (and whatever else it holds), join."""
         self.stop_event.set()
         self.worker_wake.set()
-        self.sender.poke()
         self.robot_wake.set()
         self._stop_listeners()
         if self.linked is not None:
             self.linked.stop()
+        senders = [t for t in self.threads if t.name == "abalone-pbm-sender"]
         for thread in self.threads:
+            if thread not in senders:
+                thread.join(timeout=60)
+        # Only now: the worker's last replies are handed over.
+        self.sender_stop.set()
+        self.sender.poke()
+        for thread in senders:
             thread.join(timeout=60)
         self.threads = []
 
@@ -296,7 +306,7 @@ class Server:
                     self._robot_sweep = True  # tried again at the next wake
 
     def _run_sender(self) -> None:
-        self.sender.run_forever(self.stop_event, idle=self.idle)
+        self.sender.run_forever(self.sender_stop, idle=self.idle)
 
     def _run_clock(self) -> None:
         assert self.tick is not None

@@ -566,6 +566,10 @@ class Sender:
                 self._wake.clear()
                 if not woken or always_look:
                     self._look = True
+            # Stopping: what was handed over still goes out (the worker stopped first,
+            # see Server.stop); a batch the relay refuses is retried by the next start.
+            while items := self._take_handed(BATCH):
+                self._deliver(items)
         finally:
             self._recorder = None
             recorder.finish()

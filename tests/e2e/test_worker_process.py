@@ -119,3 +119,22 @@ def test_with_the_setting_off_the_worker_is_a_thread(
     finally:
         process.terminate()
         process.wait(timeout=20)
+
+
+def test_a_stopping_server_sends_every_answer_its_worker_committed(
+        live_server: LiveServer) -> None:
+    """SIGTERM during a burst: the worker finishes the mails it holds, and the answers
+    they caused go out before serve exits (none left waiting for the next start)."""
+    server = live_server
+    senders = [f"burst{n}@example.org" for n in range(30)]
+    for address in senders:
+        server.send(address, "abalone help")
+    assert _wait(lambda: sum(_answers(server).values()) >= 3)
+    server.process.send_signal(signal.SIGTERM)
+    assert server.process.wait(timeout=60) == 0
+    waiting = subprocess.run([sys.executable, "-m", "abalone_pbm", "mail", "outbox"],
+                             cwd=server.workdir, env=server.env, capture_output=True,
+                             text=True, timeout=60)
+    assert waiting.stdout.startswith("no outgoing mail waiting or failed"), waiting.stdout
+    answered = _answers(server)
+    assert set(answered.values()) == {1} and len(answered) >= 3
