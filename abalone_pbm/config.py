@@ -159,6 +159,22 @@ def _convert(name: str, raw: Any, default: Any) -> Any:
     return str(raw)
 
 
+def settings_environment(settings: Settings) -> dict[str, str]:
+    """The environment variables that make ``load_settings`` give ``settings`` back (for
+    a process that must run on exactly these settings, whatever file they came from)."""
+    environment = {}
+    for field in fields(Settings):
+        value = getattr(settings, field.name)
+        if value is None:
+            text = ""
+        elif isinstance(value, bool):
+            text = "on" if value else "off"
+        else:
+            text = str(value)
+        environment[PREFIX + field.name.upper()] = text
+    return environment
+
+
 def load_settings(
     config_file: str | Path | None = None, environ: Mapping[str, str] | None = None
 ) -> Settings:

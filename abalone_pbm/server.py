@@ -170,7 +170,7 @@ class Server:
             self.linked = WorkerProcess(
                 owner=self.sender.owner, on_rows=self.sender.hand_over,
                 on_robot_boards=self._robot_turns, on_lost=self.sender.release_orphans,
-                stop_event=self.stop_event)
+                stop_event=self.stop_event, settings=self.settings)
 
     # -- life cycle -----------------------------------------------------------------
 

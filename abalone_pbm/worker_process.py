@@ -36,6 +36,7 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
+from .config import Settings, settings_environment
 from .db.repository import OutgoingRow
 from .mail.sender import LEASE
 
@@ -66,6 +67,7 @@ class WorkerProcess:
         on_robot_boards: Callable[[set[int]], None],
         on_lost: Callable[[], threading.Event],
         stop_event: threading.Event,
+        settings: Settings,
         command: list[str] | None = None,
     ) -> None:
         self.owner = owner
@@ -74,6 +76,10 @@ class WorkerProcess:
         self.on_lost = on_lost
         self.stop_event = stop_event
         self.command = command or [sys.executable, "-m", "abalone_pbm", "work"]
+        if logging.getLogger().isEnabledFor(logging.DEBUG):
+            self.command = [*self.command, "--verbose"]
+        # Exactly serve's settings, whether they came from the environment or a file.
+        self.environment = {**os.environ, **settings_environment(settings)}
         self.process: subprocess.Popen[bytes] | None = None
         self._wake_fd: int | None = None
         self._news_fd: int | None = None
@@ -101,7 +107,7 @@ class WorkerProcess:
         try:
             process = subprocess.Popen(
                 [*self.command, "--linked", f"{wake_read},{news_write},{self.owner}"],
-                pass_fds=(wake_read, news_write),
+                pass_fds=(wake_read, news_write), env=self.environment,
             )
         except BaseException:
             for fd in (wake_write, news_read):

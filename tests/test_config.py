@@ -54,3 +54,23 @@ def test_the_environment_sets_every_variable() -> None:
 def test_unusable_values_are_refused_by_name(variable: str, value: str) -> None:
     with pytest.raises(ValueError, match=variable):
         load_settings(environ={variable: value})
+
+
+def test_settings_survive_the_environment_a_worker_process_gets() -> None:
+    """serve hands its settings to its worker process as environment variables; every
+    value comes back the same, whether default, changed, empty or off."""
+    from dataclasses import fields
+
+    from abalone_pbm.config import Settings, settings_environment
+
+    changed = Settings(
+        database_url="postgresql://abalone@db.example.org/abalone", listen="0.0.0.0:2525",
+        lmtp=True, address="games@pbm.example", relay="smtp://mx.example:587",
+        relay_connections=3, worker_process=False, policy_listen="127.0.0.1:8026",
+        daily_reply_cap=7, reply_requires_authentication=True, authserv_id="mx.example",
+        robot_budget=12.5, robot_budgets="boulder:10", maildir="/srv/out",
+    )
+    for settings in (Settings(), changed):
+        environment = settings_environment(settings)
+        assert set(environment) == {"ABALONE_PBM_" + f.name.upper() for f in fields(Settings)}
+        assert load_settings(environ=environment) == settings

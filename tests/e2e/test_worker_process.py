@@ -138,3 +138,26 @@ def test_a_stopping_server_sends_every_answer_its_worker_committed(
     assert waiting.stdout.startswith("no outgoing mail waiting or failed"), waiting.stdout
     answered = _answers(server)
     assert set(answered.values()) == {1} and len(answered) >= 3
+
+
+def test_the_worker_runs_on_the_settings_of_its_server(
+        tmp_path: Path, relay, server_env: dict[str, str]) -> None:  # type: ignore[no-untyped-def]
+    """Settings from serve's --config file reach the worker process too."""
+    from .conftest import Mailbox
+
+    config = tmp_path / "abalone-pbm.toml"
+    config.write_text('address = "games@pbm.example"\n')
+    host, port = server_env["ABALONE_PBM_LISTEN"].rsplit(":", 1)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "abalone_pbm", "serve", "--config", str(config)],
+        cwd=tmp_path, env=server_env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        _wait_listening(host, int(port), process, timeout=30)
+        server = LiveServer(host, int(port), process, tmp_path, server_env, Mailbox(relay[0]))
+        server.send("fred@example.org", "abalone help", to="games@pbm.example")
+        answer = server.mailbox.wait_for("fred@example.org", r"^Abalone help")
+        assert "games@pbm.example" in str(answer["From"])
+        assert len(_children(process.pid)) == 1
+    finally:
+        process.terminate()
+        process.wait(timeout=20)
