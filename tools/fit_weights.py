@@ -58,6 +58,7 @@ from abalone_pbm.robots.tuning import (  # noqa: E402
     QUIET_FILTERS,
     Sample,
     build_problem,
+    cross_fitted,
     fit_scale,
     is_quiet,
     load_samples,
@@ -182,6 +183,9 @@ def main(argv: list[str] | None = None) -> int:
                         help="local: comma-separated weight names to tune (default: all)")
     parser.add_argument("--held-out", type=float, default=0.1,
                         help="share of the games held out to check the fit")
+    parser.add_argument("--folds", type=int, default=0,
+                        help="local: fit once per fold of the games (that fold held out) "
+                             "and take the mean of the weights")
     parser.add_argument("--steps", type=int, default=600, help="gradient: steps")
     parser.add_argument("--rate", type=float, default=2.0, help="gradient: step size")
     parser.add_argument("--l2", type=float, default=1e-4, help="gradient: L2 regularisation")
@@ -219,14 +223,28 @@ def main(argv: list[str] | None = None) -> int:
         start_problem = build_problem(train, current, args.qsearch, args.limit_weight)
         k = fit_scale(start_problem, current)
         tuned = args.tune.split(",") if args.tune else None
-        result = local_search(
-            train, test, current, use_qsearch=args.qsearch, scale=k, step=args.step,
-            min_step=args.min_step, prior=args.prior, max_passes=args.passes,
-            limit_weight=args.limit_weight, tuned=tuned, report=lambda t: print(t, flush=True),
-        )
-        new = result.weights
         how = (f"Texel local search on the {'quiescence' if args.qsearch else 'static'} "
-               f"values (K {k:.0f}, prior {args.prior:g})")
+               f"values (K {k:.0f}, prior {args.prior:g}")
+        if args.folds > 1:
+            new, results = cross_fitted(
+                kept, current, args.folds, args.seed, use_qsearch=args.qsearch, scale=k,
+                step=args.step, min_step=args.min_step, prior=args.prior,
+                max_passes=args.passes, limit_weight=args.limit_weight, tuned=tuned,
+            )
+            for i, r in enumerate(results):
+                print(f"fold {i + 1}: held-out loss {r.start_test_loss:.5f} -> "
+                      f"{r.test_loss:.5f} after {r.passes} passes: "
+                      + " ".join(f"{n}={r.weights[n]}" for n in WEIGHT_NAMES if n != ANCHOR))
+            how += f", mean of {args.folds} folds)"
+        else:
+            result = local_search(
+                train, test, current, use_qsearch=args.qsearch, scale=k, step=args.step,
+                min_step=args.min_step, prior=args.prior, max_passes=args.passes,
+                limit_weight=args.limit_weight, tuned=tuned,
+                report=lambda t: print(t, flush=True),
+            )
+            new = result.weights
+            how += ")"
     for name in WEIGHT_NAMES:
         print(f"  {name:13s} {current[name]:6d} -> {new[name]:6d}")
     source = (f"{len(kept)} {args.quiet}-quiet self-play positions "

@@ -403,3 +403,47 @@ def split_by_game(samples: Sequence[Sample], held_out: float, seed: int) -> tupl
     random.Random(seed).shuffle(games)
     cut = set(games[: max(1, round(len(games) * held_out))]) if held_out > 0 else set()
     return [s for s in samples if s.game not in cut], [s for s in samples if s.game in cut]
+
+
+def fold_games(samples: Sequence[Sample], folds: int, seed: int) -> list[list[Sample]]:
+    """The positions in ``folds`` parts of whole games each."""
+    games = sorted({s.game for s in samples})
+    random.Random(seed).shuffle(games)
+    part = {g: i % folds for i, g in enumerate(games)}
+    out: list[list[Sample]] = [[] for _ in range(folds)]
+    for s in samples:
+        out[part[s.game]].append(s)
+    return out
+
+
+def cross_fitted(
+    samples: Sequence[Sample],
+    start: Mapping[str, int],
+    folds: int,
+    seed: int,
+    *,
+    use_qsearch: bool,
+    scale: float,
+    step: int = 16,
+    min_step: int = 2,
+    prior: float = 0.0,
+    max_passes: int = 20,
+    limit_weight: float = 1.0,
+    tuned: Sequence[str] | None = None,
+) -> tuple[dict[str, int], list[SearchResult]]:
+    """:func:`local_search` once per fold (that fold held out, the others trained
+    on), and the mean of the fitted weights: with few games, one split's choice of
+    changes is mostly noise, and what the folds agree on is left in the mean."""
+    parts = fold_games(samples, folds, seed)
+    results = []
+    for i in range(folds):
+        train = [s for j, part in enumerate(parts) if j != i for s in part]
+        results.append(local_search(
+            train, parts[i], start, use_qsearch=use_qsearch, scale=scale, step=step,
+            min_step=min_step, prior=prior, max_passes=max_passes, limit_weight=limit_weight,
+            tuned=tuned,
+        ))
+    mean = {
+        name: round(sum(r.weights[name] for r in results) / folds) for name in WEIGHT_NAMES
+    }
+    return mean, results

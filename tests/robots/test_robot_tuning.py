@@ -25,7 +25,9 @@ from abalone_pbm.robots.tuning import (
     Leaf,
     Sample,
     build_problem,
+    cross_fitted,
     fit_scale,
+    fold_games,
     is_quiet,
     leaf_value,
     load_samples,
@@ -191,3 +193,20 @@ def test_selfplay_rows_load_as_games_with_their_ending(tmp_path: Path) -> None:
     assert {s.result for s in first_game[:2]} in ({0.5}, {0.0, 1.0})
     train, test = split_by_game(samples, 0.5, seed=1)
     assert {s.game for s in train}.isdisjoint({s.game for s in test})
+
+
+def test_fold_means_land_near_the_true_weights() -> None:
+    truth = dict(HAND_SET)
+    samples = _labelled(_random_samples(400, seed=9, plies=160), truth, 600.0)
+    parts = fold_games(samples, 4, seed=2)
+    assert sum(len(p) for p in parts) == len(samples)
+    assert all(p for p in parts)
+    games = [{s.game for s in p} for p in parts]
+    assert all(a.isdisjoint(b) for i, a in enumerate(games) for b in games[i + 1:])
+    start = {**truth, "CENTRE": 150, "EXPOSED": -40}
+    mean, results = cross_fitted(samples, start, 4, seed=2, use_qsearch=False, scale=600.0,
+                                 max_passes=60, tuned=("CENTRE", "EXPOSED"))
+    assert len(results) == 4
+    assert all(r.test_loss < r.start_test_loss for r in results)
+    for name in ("CENTRE", "EXPOSED"):
+        assert abs(mean[name] - truth[name]) < abs(start[name] - truth[name]) / 3, name
