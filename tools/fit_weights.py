@@ -171,7 +171,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quiet", choices=QUIET_FILTERS, default="none",
                         help="fit on quiet positions only (see abalone_pbm.robots.tuning)")
     parser.add_argument("--limit-weight", type=float, default=1.0,
-                        help="weight of positions from games ended by the move limit (0: left out)")
+                        help="weight of positions from games ended by the move limit (0: left "
+                             "out; gradient: any other value keeps them at 1)")
     parser.add_argument("--qsearch", action="store_true",
                         help="local: value positions by their quiescence search, not statically")
     parser.add_argument("--step", type=int, default=16, help="local: first step per weight")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import json
 import math
 import random
 import subprocess
@@ -210,3 +211,26 @@ def test_fold_means_land_near_the_true_weights() -> None:
     assert all(r.test_loss < r.start_test_loss for r in results)
     for name in ("CENTRE", "EXPOSED"):
         assert abs(mean[name] - truth[name]) < abs(start[name] - truth[name]) / 3, name
+
+
+def test_fit_tool_writes_weights_that_start_from_the_given_ones(tmp_path: Path) -> None:
+    positions = tmp_path / "positions.csv"
+    subprocess.run(
+        [sys.executable, str(ROOT / "tools" / "selfplay_positions.py"), "--games", "4",
+         "--depth", "1", "--movelimit", "40", "--out", str(positions)],
+        check=True, capture_output=True, text=True,
+    )
+    start = tmp_path / "start.json"
+    start.write_text(json.dumps(HAND_SET))
+    fitted = tmp_path / "fitted.json"
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "tools" / "fit_weights.py"), str(positions), "--quiet",
+         "qsearch", "--qsearch", "--held-out", "0.25", "--passes", "2", "--start", str(start),
+         "--json", str(fitted)],
+        check=True, capture_output=True, text=True,
+    )
+    assert "quiet (qsearch)" in done.stdout
+    weights = json.loads(fitted.read_text())
+    assert set(weights) == set(WEIGHT_NAMES) and weights["MATERIAL"] == 1000
+    # Two passes of steps of 16 at most from the start.
+    assert all(abs(weights[n] - HAND_SET[n]) <= 32 for n in WEIGHT_NAMES)
