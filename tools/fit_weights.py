@@ -58,6 +58,7 @@ from abalone_pbm.robots.tuning import (  # noqa: E402
     QUIET_FILTERS,
     Sample,
     build_problem,
+    SearchOptions,
     cross_fitted,
     fit_scale,
     is_quiet,
@@ -224,26 +225,22 @@ def main(argv: list[str] | None = None) -> int:
         start_problem = build_problem(train, current, args.qsearch, args.limit_weight)
         k = fit_scale(start_problem, current)
         tuned = args.tune.split(",") if args.tune else None
+        options = SearchOptions(step=args.step, min_step=args.min_step, prior=args.prior,
+                                max_passes=args.passes, limit_weight=args.limit_weight,
+                                tuned=tuned)
         how = (f"Texel local search on the {'quiescence' if args.qsearch else 'static'} "
                f"values (K {k:.0f}, prior {args.prior:g}")
         if args.folds > 1:
-            new, results = cross_fitted(
-                kept, current, args.folds, args.seed, use_qsearch=args.qsearch, scale=k,
-                step=args.step, min_step=args.min_step, prior=args.prior,
-                max_passes=args.passes, limit_weight=args.limit_weight, tuned=tuned,
-            )
+            new, results = cross_fitted(kept, current, args.folds, args.seed,
+                                        use_qsearch=args.qsearch, scale=k, options=options)
             for i, r in enumerate(results):
                 print(f"fold {i + 1}: held-out loss {r.start_test_loss:.5f} -> "
                       f"{r.test_loss:.5f} after {r.passes} passes: "
                       + " ".join(f"{n}={r.weights[n]}" for n in WEIGHT_NAMES if n != ANCHOR))
             how += f", mean of {args.folds} folds)"
         else:
-            result = local_search(
-                train, test, current, use_qsearch=args.qsearch, scale=k, step=args.step,
-                min_step=args.min_step, prior=args.prior, max_passes=args.passes,
-                limit_weight=args.limit_weight, tuned=tuned,
-                report=lambda t: print(t, flush=True),
-            )
+            result = local_search(train, test, current, use_qsearch=args.qsearch, scale=k,
+                                  options=options, report=lambda t: print(t, flush=True))
             new = result.weights
             how += ")"
     for name in WEIGHT_NAMES:

@@ -315,6 +315,21 @@ class SearchResult:
     log: list[str] = field(default_factory=list)
 
 
+@dataclass(frozen=True)
+class SearchOptions:
+    """How :func:`local_search` walks: its first ``step`` (halved down to ``min_step``
+    when a pass changes nothing), the pull ``prior`` toward the start, at most
+    ``max_passes`` passes, the weight of positions from games that ran to the move
+    limit, and which weights it may change (None: all but the marble's)."""
+
+    step: int = 16
+    min_step: int = 2
+    prior: float = 0.0
+    max_passes: int = 20
+    limit_weight: float = 1.0
+    tuned: Sequence[str] | None = None
+
+
 def local_search(
     train: Sequence[Sample],
     test: Sequence[Sample],
@@ -322,12 +337,7 @@ def local_search(
     *,
     use_qsearch: bool,
     scale: float,
-    step: int = 16,
-    min_step: int = 2,
-    prior: float = 0.0,
-    max_passes: int = 20,
-    limit_weight: float = 1.0,
-    tuned: Sequence[str] | None = None,
+    options: SearchOptions = SearchOptions(),
     report: Callable[[str], None] | None = None,
 ) -> SearchResult:
     """Texel's local search: each pass tries every tuned weight one ``step`` up and
@@ -336,6 +346,8 @@ def local_search(
     leaves are found again with the new weights (with ``use_qsearch``) and the
     held-out loss is measured: the weights with the lowest held-out loss are
     returned, and the search stops after two passes without a new lowest."""
+    tuned, step, min_step = options.tuned, options.step, options.min_step
+    prior, max_passes, limit_weight = options.prior, options.max_passes, options.limit_weight
     names = [n for n in (tuned if tuned is not None else WEIGHT_NAMES) if n != ANCHOR]
     current = {n: int(start[n]) for n in WEIGHT_NAMES}
     log: list[str] = []
@@ -424,12 +436,7 @@ def cross_fitted(
     *,
     use_qsearch: bool,
     scale: float,
-    step: int = 16,
-    min_step: int = 2,
-    prior: float = 0.0,
-    max_passes: int = 20,
-    limit_weight: float = 1.0,
-    tuned: Sequence[str] | None = None,
+    options: SearchOptions = SearchOptions(),
 ) -> tuple[dict[str, int], list[SearchResult]]:
     """:func:`local_search` once per fold (that fold held out, the others trained
     on), and the mean of the fitted weights: with few games, one split's choice of
@@ -438,11 +445,8 @@ def cross_fitted(
     results = []
     for i in range(folds):
         train = [s for j, part in enumerate(parts) if j != i for s in part]
-        results.append(local_search(
-            train, parts[i], start, use_qsearch=use_qsearch, scale=scale, step=step,
-            min_step=min_step, prior=prior, max_passes=max_passes, limit_weight=limit_weight,
-            tuned=tuned,
-        ))
+        results.append(local_search(train, parts[i], start, use_qsearch=use_qsearch,
+                                    scale=scale, options=options))
     mean = {
         name: round(sum(r.weights[name] for r in results) / folds) for name in WEIGHT_NAMES
     }

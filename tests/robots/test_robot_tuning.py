@@ -25,6 +25,7 @@ from abalone_pbm.robots.tuning import (
     TARGET,
     Leaf,
     Sample,
+    SearchOptions,
     build_problem,
     cross_fitted,
     fit_scale,
@@ -152,8 +153,8 @@ def test_local_search_walks_toward_the_true_weights() -> None:
     train, test = split_by_game(samples, 0.2, seed=1)
     start = {**truth, "CENTRE": 160, "COHESION": -20, "EDGE": 90}
     tuned = ("CENTRE", "COHESION", "EDGE")
-    result = local_search(train, test, start, use_qsearch=False, scale=600.0, step=16,
-                          min_step=2, max_passes=60, tuned=tuned)
+    result = local_search(train, test, start, use_qsearch=False, scale=600.0,
+                          options=SearchOptions(step=16, min_step=2, max_passes=60, tuned=tuned))
     assert result.train_loss < result.start_train_loss
     assert result.test_loss < result.start_test_loss
     for name in tuned:
@@ -169,9 +170,10 @@ def test_a_prior_holds_the_weights_near_the_start() -> None:
     samples = _labelled(_random_samples(300, seed=8, plies=160), truth, 600.0)
     train, test = split_by_game(samples, 0.2, seed=1)
     start = {**truth, "CENTRE": 200}
-    free = local_search(train, test, start, use_qsearch=False, scale=600.0, tuned=("CENTRE",))
-    held = local_search(train, test, start, use_qsearch=False, scale=600.0, tuned=("CENTRE",),
-                        prior=1000.0)
+    free = local_search(train, test, start, use_qsearch=False, scale=600.0,
+                        options=SearchOptions(tuned=("CENTRE",)))
+    held = local_search(train, test, start, use_qsearch=False, scale=600.0,
+                        options=SearchOptions(tuned=("CENTRE",), prior=1000.0))
     assert abs(held.weights["CENTRE"] - 200) < abs(free.weights["CENTRE"] - 200)
 
 
@@ -206,7 +208,8 @@ def test_fold_means_land_near_the_true_weights() -> None:
     assert all(a.isdisjoint(b) for i, a in enumerate(games) for b in games[i + 1:])
     start = {**truth, "CENTRE": 150, "EXPOSED": -40}
     mean, results = cross_fitted(samples, start, 4, seed=2, use_qsearch=False, scale=600.0,
-                                 max_passes=60, tuned=("CENTRE", "EXPOSED"))
+                                 options=SearchOptions(max_passes=60,
+                                                       tuned=("CENTRE", "EXPOSED")))
     assert len(results) == 4
     assert all(r.test_loss < r.start_test_loss for r in results)
     for name in ("CENTRE", "EXPOSED"):
