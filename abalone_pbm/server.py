@@ -156,21 +156,24 @@ class Server:
         self._robot_sweep = True
         self._robot_lock = threading.Lock()
         self.sender = Sender(self.database, self.settings, self.clock)
-        self.worker = Worker(
-            self.database, self.settings, self.clock, self.handle,
-            handoff=self.sender, passwords=self.passwords, robot_turns=self._robot_turns,
-            group_most=group_most_for(self.database),
-        )
-        self.listener: IntakeController | None = None
-        self.policy: PolicyServer | None = None
-        self.threads: list[threading.Thread] = []
-        #: The worker's process (``worker_process``); None: the worker thread.
+        #: The worker: a thread of this process, or its own process (``linked``).
+        self.worker: Worker | None = None
         self.linked: WorkerProcess | None = None
         if self.worker_process:
             self.linked = WorkerProcess(
                 owner=self.sender.owner, on_rows=self.sender.hand_over,
                 on_robot_boards=self._robot_turns, on_lost=self.sender.release_orphans,
                 stop_event=self.stop_event, settings=self.settings)
+        else:
+            self.worker = Worker(
+                self.database, self.settings, self.clock, self.handle,
+                handoff=self.sender, passwords=self.passwords, robot_turns=self._robot_turns,
+                group_most=group_most_for(self.database),
+            )
+        self.listener: IntakeController | None = None
+        self.policy: PolicyServer | None = None
+        self.threads: list[threading.Thread] = []
+        self._sender_thread: threading.Thread | None = None
 
     # -- life cycle -----------------------------------------------------------------
 
@@ -204,7 +207,7 @@ class Server:
                 raise ListenError(f"cannot start the worker process: {error}") from None
         else:
             self._spawn("worker", self._run_worker)
-        self._spawn("sender", self._run_sender)
+        self._sender_thread = self._spawn("sender", self._run_sender)
         if self.robots is not None:
             self._spawn("robots", self._run_robots)
         if self.tick is not None:
@@ -220,16 +223,15 @@ class Server:
         self._stop_listeners()
         if self.linked is not None:
             self.linked.stop()
-        senders = [t for t in self.threads if t.name == "abalone-pbm-sender"]
         for thread in self.threads:
-            if thread not in senders:
+            if thread is not self._sender_thread:
                 thread.join(timeout=60)
         # Only now: the worker's last replies are handed over.
         self.sender_stop.set()
         self.sender.poke()
-        for thread in senders:
-            thread.join(timeout=60)
-        self.threads = []
+        if self._sender_thread is not None:
+            self._sender_thread.join(timeout=60)
+        self.threads, self._sender_thread = [], None
 
     def _stop_listeners(self) -> None:
         if self.listener is not None:
@@ -257,10 +259,11 @@ class Server:
 
     # -- the threads ----------------------------------------------------------------
 
-    def _spawn(self, name: str, target: Callable[[], None]) -> None:
+    def _spawn(self, name: str, target: Callable[[], None]) -> threading.Thread:
         thread = threading.Thread(target=target, name=f"abalone-pbm-{name}", daemon=True)
         thread.start()
         self.threads.append(thread)
+        return thread
 
     def _wake_worker(self) -> None:
         """The listener stored a mail."""
@@ -270,6 +273,7 @@ class Server:
             self.worker_wake.set()
 
     def _run_worker(self) -> None:
+        assert self.worker is not None
         self.worker.run_forever(self.stop_event, self.worker_wake, idle=self.idle)
 
     def _robot_turns(self, boards: set[int]) -> None:
@@ -383,6 +387,9 @@ def serve(
     # (measured: 38 -> 59-72 moves/s at 16 clients with 1 ms and 0.2 ms).
     sys.setswitchinterval(SWITCH_INTERVAL)
     passwords: PasswordHook | None = None
+    # Only the service layer's own hooks can run in a worker process (which loads them
+    # itself); a handle given by the caller lives in this process.
+    own_hooks = handle is None
     if handle is None:
         handle, default_tick = _service_hooks(settings, database)
         tick = tick or default_tick
@@ -393,9 +400,7 @@ def serve(
     clock = clock or SystemClock()
     robots = robot_hook(settings, database, clock)
     server = Server(settings, database, handle, tick, clock, robots=robots, out=out,
-                    passwords=passwords,
-                    # A handle given by the caller lives only in this process.
-                    worker_process=settings.worker_process and passwords is not None)
+                    passwords=passwords, worker_process=settings.worker_process and own_hooks)
     try:
         server.start()
     except ListenError as error:

@@ -81,7 +81,6 @@ GROUP_MOST = 16
 GROUP_SECONDS = 0.05
 
 
-
 def group_most_for(database: Database) -> int:
     """How many mails one transaction of ``serve``'s worker takes: groups on SQLite,
     whose one writer at a time pays a synced commit each; one on PostgreSQL, where

@@ -27,7 +27,6 @@ from __future__ import annotations
 import logging
 import os
 import pickle
-import select
 import signal
 import subprocess
 import sys
@@ -53,6 +52,14 @@ _LENGTH = 4
 def _frame(kind: str, value: Any) -> bytes:
     body = pickle.dumps((kind, value), protocol=pickle.HIGHEST_PROTOCOL)
     return len(body).to_bytes(_LENGTH, "big") + body
+
+
+def _read(fd: int) -> bytes:
+    """What the pipe holds (waiting for it); empty at its end, or when it is closed."""
+    try:
+        return os.read(fd, 1 << 20)
+    except OSError:
+        return b""
 
 
 class WorkerProcess:
@@ -85,8 +92,6 @@ class WorkerProcess:
         self._news_fd: int | None = None
         self._lock = threading.Lock()
         self._thread: threading.Thread | None = None
-        #: How many workers were started (1 + restarts).
-        self.starts = 0
 
     @property
     def pid(self) -> int | None:
@@ -121,7 +126,6 @@ class WorkerProcess:
             self.process = process
             self._wake_fd = wake_write
             self._news_fd = news_read
-        self.starts += 1
         log.info("worker process %s started", process.pid)
 
     def wake(self) -> None:
@@ -157,23 +161,16 @@ class WorkerProcess:
 
     def _read_news(self, fd: int) -> None:
         """Until the worker closes its end (it exits): act on each message."""
-        pending = b""
-        while True:
-            try:
-                chunk = os.read(fd, 1 << 20)
-            except InterruptedError:
-                continue
-            except OSError:
-                chunk = b""
-            if not chunk:
-                return
+        pending = bytearray()
+        while chunk := _read(fd):
             pending += chunk
-            while len(pending) >= _LENGTH:
-                size = int.from_bytes(pending[:_LENGTH], "big")
-                if len(pending) < _LENGTH + size:
+            start = 0
+            while len(pending) - start >= _LENGTH:
+                end = start + _LENGTH + int.from_bytes(pending[start:start + _LENGTH], "big")
+                if len(pending) < end:
                     break
-                kind, value = pickle.loads(pending[_LENGTH:_LENGTH + size])
-                pending = pending[_LENGTH + size:]
+                kind, value = pickle.loads(pending[start + _LENGTH:end])
+                start = end
                 try:
                     if kind == "rows":
                         self.on_rows(value)
@@ -181,6 +178,7 @@ class WorkerProcess:
                         self.on_robot_boards(set(value))
                 except Exception:
                     log.exception("worker process: acting on its news failed")
+            del pending[:start]  # once a read: a message of many rows is not copied again
 
     def _reap(self) -> int | None:
         with self._lock:
@@ -245,18 +243,9 @@ class Link:
 
     def _listen(self) -> None:
         """Wake the worker for each byte; stop it at the pipe's end."""
-        while True:
-            try:
-                select.select([self.wake_fd], [], [])
-                chunk = os.read(self.wake_fd, 4096)
-            except InterruptedError:
-                continue
-            except OSError:
-                chunk = b""
-            if not chunk:
-                self._stop()
-                return
+        while _read(self.wake_fd):
             self.wake.set()
+        self._stop()
 
     def tell(self, kind: str, value: Any) -> None:
         data = _frame(kind, value)

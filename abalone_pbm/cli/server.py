@@ -8,13 +8,15 @@ import argparse
 import logging
 import sys
 import threading
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from .common import add_common, add_config, load, run, setup_logging
 
 if TYPE_CHECKING:  # pragma: no cover
+    from ..clock import Clock
     from ..config import Settings
     from ..db.session import Database
+    from ..worker import Handle, Worker
 
 log = logging.getLogger(__name__)
 
@@ -106,8 +108,7 @@ def cmd_process(args: argparse.Namespace) -> int:
 def cmd_work(args: argparse.Namespace) -> int:
     """Process stored inbox mail without a listener."""
     from ..clock import SystemClock
-    from ..server import _service_hooks, install_stop_signals, open_database, password_hook
-    from ..worker import Worker
+    from ..server import _service_hooks, install_stop_signals, open_database
 
     setup_logging(args)
     if args.linked:
@@ -119,8 +120,7 @@ def cmd_work(args: argparse.Namespace) -> int:
     except Exception as error:
         print(f"abalone-pbm work: {error.__class__.__name__}: {error}", file=sys.stderr)
         return 1
-    worker = Worker(database, settings, SystemClock(), handle,
-                    passwords=password_hook(settings))
+    worker = _service_worker(settings, database, handle, SystemClock())
     if args.once:
         count = worker.run_pending()
         print(f"abalone-pbm work: processed {count} mail(s)")
@@ -132,15 +132,29 @@ def cmd_work(args: argparse.Namespace) -> int:
     return 0
 
 
+def _service_worker(settings: Settings, database: Database, handle: Handle, clock: Clock,
+                    **options: Any) -> Worker:
+    """A worker on the service layer's ``handle``, with its password checks."""
+    from ..server import password_hook
+    from ..worker import Worker
+
+    return Worker(database, settings, clock, handle, passwords=password_hook(settings),
+                  **options)
+
+
 def _work_linked(args: argparse.Namespace) -> int:
     """``work --linked R,W,OWNER``: the worker process a ``serve`` started (see
     ``abalone_pbm.worker_process``; R and W are its pipes, OWNER its sender's name)."""
     from ..clock import SystemClock
-    from ..server import SWITCH_INTERVAL, _service_hooks, open_database, password_hook
-    from ..worker import Worker, group_most_for
+    from ..server import SWITCH_INTERVAL, _service_hooks, open_database
+    from ..worker import group_most_for
     from ..worker_process import Link, PipeHandoff
 
-    wake_fd, news_fd, owner = args.linked.split(",", 2)
+    wake_fd, news_fd, owner = (args.linked.split(",", 2) + ["", ""])[:3]
+    if not (wake_fd.isdigit() and news_fd.isdigit() and owner):
+        print("abalone-pbm work: --linked is for the worker process that serve starts "
+              "(R,W,OWNER: its two pipes and its sender's name)", file=sys.stderr)
+        return 2
     stop, wake = threading.Event(), threading.Event()
     link = Link(int(wake_fd), int(news_fd), stop, wake)
     link.install_signals()
@@ -149,10 +163,9 @@ def _work_linked(args: argparse.Namespace) -> int:
     database = open_database(settings, upgrade=False)  # serve has upgraded it
     handle, _tick = _service_hooks(settings, database)
     clock = SystemClock()
-    worker = Worker(database, settings, clock, handle,
-                    handoff=PipeHandoff(link, owner, clock.now),
-                    passwords=password_hook(settings), robot_turns=link.robot_turns,
-                    group_most=group_most_for(database))
+    worker = _service_worker(settings, database, handle, clock,
+                             handoff=PipeHandoff(link, owner, clock.now),
+                             robot_turns=link.robot_turns, group_most=group_most_for(database))
     link.start()
     try:
         worker.run_forever(stop, wake)

@@ -8,33 +8,20 @@ them they are skipped.
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import random
 import shutil
-import sys
 from collections.abc import Iterator
 from pathlib import Path
-from types import ModuleType
 
 import pytest
+
+from tests.scripts import load_script
 
 from abalone_pbm.rules import Board
 from abalone_pbm.rules.geometry import CELLS, OFFSETS, on_board
 
-SCRIPT = Path(__file__).resolve().parents[2] / "benchmarks" / "external_match.py"
-
-
-def _load() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("external_match", SCRIPT)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["external_match"] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-em = _load()
+em = load_script("benchmarks/external_match.py")
 
 # Their shift for each of our directions (Game.cpp: UP_LEFT = 11, UP_RIGHT = 10, LEFT = 1,
 # RIGHT = -1, DOWN_LEFT = -10, DOWN_RIGHT = -11).

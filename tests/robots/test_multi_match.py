@@ -2,29 +2,15 @@
 
 from __future__ import annotations
 
-import importlib.util
 import re
-import sys
-from pathlib import Path
-from types import ModuleType
 
 import pytest
 
+from tests.scripts import load_script
+
 from abalone_pbm.rules import Rules
 
-SCRIPT = Path(__file__).resolve().parents[2] / "benchmarks" / "multi_match.py"
-
-
-def _load() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("multi_match", SCRIPT)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["multi_match"] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-mm = _load()
+mm = load_script("benchmarks/multi_match.py")
 
 
 @pytest.mark.parametrize(
