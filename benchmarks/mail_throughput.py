@@ -71,6 +71,18 @@ SERVER_ADDRESS = "abalone@localhost"
 _NEW_BOARD = re.compile(r"^New Abalone Board (\d+) ")
 
 
+def child_pids(pid: int) -> list[int]:
+    """The live children of the process ``pid`` (Linux), e.g. serve's worker process."""
+    children: list[int] = []
+    try:
+        for tid in os.listdir(f"/proc/{pid}/task"):
+            with open(f"/proc/{pid}/task/{tid}/children") as listing:
+                children.extend(int(child) for child in listing.read().split())
+    except (OSError, ValueError):
+        pass
+    return children
+
+
 def cpu_seconds(pid: int) -> float:
     """CPU time (user + system) the process ``pid`` has used so far (Linux), else nan."""
     try:
@@ -79,6 +91,11 @@ def cpu_seconds(pid: int) -> float:
         return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
     except (OSError, ValueError, IndexError):
         return float("nan")
+
+
+def tree_cpu_seconds(pid: int) -> dict[int, float]:
+    """CPU seconds of the process ``pid`` and of each of its children, by pid."""
+    return {p: cpu_seconds(p) for p in [pid, *child_pids(pid)]}
 
 
 def thread_cpu(pid: int) -> dict[int, tuple[float, float]]:
@@ -236,7 +253,7 @@ def start_profiler(server: ServeProcess, output: str, gil: bool) -> subprocess.P
     spy = Path(sys.executable).with_name("py-spy")
     command = [str(spy) if spy.exists() else "py-spy", "record", "--pid",
                str(server.process.pid), "--format", "raw", "--threads", "--nonblocking",
-               "--rate", "250", "--output", output] + (["--gil"] if gil else [])
+               "--rate", "250", "--subprocesses", "--output", output] + (["--gil"] if gil else [])
     profiler = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                 stderr=subprocess.PIPE)
     time.sleep(1.0)  # py-spy attaches
@@ -338,8 +355,10 @@ class Result:
     errors: list[str]
     missing: int
     sent: list[Sent] = field(default_factory=list)
-    #: CPU seconds the server process and this process (clients, relay sink) used.
+    #: CPU seconds the server processes (with their worker processes), the worker
+    #: processes alone, and this process (clients, relay sink) used.
     server_cpu: float = float("nan")
+    worker_cpu: float = float("nan")
     client_cpu: float = float("nan")
     #: The server's (first process's) CPU seconds (user, system) by thread name.
     thread_cpu: dict[str, tuple[float, float]] = field(default_factory=dict)
@@ -557,7 +576,7 @@ def drive(backend: str, sink: RelaySink, servers: list[ServeProcess],
                for n in range(args.concurrency)]
     profiler = start_profiler(servers[0], args.profile, args.profile_gil) if args.profile else None
     t0 = time.perf_counter()
-    server_cpu0 = sum(cpu_seconds(s.process.pid) for s in servers)
+    server_cpu0 = [tree_cpu_seconds(s.process.pid) for s in servers]
     threads_cpu0 = thread_cpu(servers[0].process.pid)
     client_cpu0 = time.process_time()
     for thread in threads:
@@ -570,7 +589,15 @@ def drive(backend: str, sink: RelaySink, servers: list[ServeProcess],
     except TimeoutError:
         pass
     sink.on_mail = None
-    server_cpu = sum(cpu_seconds(s.process.pid) for s in servers) - server_cpu0
+    server_cpu1 = [tree_cpu_seconds(s.process.pid) for s in servers]
+    # serve and its worker process, each measured from where it was at the start
+    # (a worker started during the run counts from zero).
+    server_cpu = sum(now - before.get(pid, 0.0)
+                     for before, after in zip(server_cpu0, server_cpu1)
+                     for pid, now in after.items())
+    worker_cpu = sum(now - before.get(pid, 0.0)
+                     for server, before, after in zip(servers, server_cpu0, server_cpu1)
+                     for pid, now in after.items() if pid != server.process.pid)
     client_cpu = time.process_time() - client_cpu0
     threads_cpu1 = thread_cpu(servers[0].process.pid)
     if profiler is not None:
@@ -606,6 +633,7 @@ def drive(backend: str, sink: RelaySink, servers: list[ServeProcess],
         missing=total - len(done),
         sent=answered,
         server_cpu=server_cpu,
+        worker_cpu=worker_cpu,
         client_cpu=client_cpu,
         thread_cpu={name: (user, system) for name, (user, system) in by_thread.items()},
     )
@@ -645,7 +673,8 @@ def report(result: Result) -> None:
     print(f"    p50 {percentile(lat, 50):.1f}  p90 {percentile(lat, 90):.1f}  "
           f"p99 {percentile(lat, 99):.1f}  max {max(lat, default=float('nan')):.1f}")
     if result.moves:
-        print(f"  CPU per move: server {result.server_cpu / result.moves * 1000:.2f} ms, "
+        print(f"  CPU per move: server {result.server_cpu / result.moves * 1000:.2f} ms "
+              f"(its worker process {result.worker_cpu / result.moves * 1000:.2f}), "
               f"load generator and relay sink {result.client_cpu / result.moves * 1000:.2f} ms")
     if result.moves and result.thread_cpu:
         print("  server CPU per move by thread (user + system), ms:")

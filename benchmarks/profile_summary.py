@@ -38,9 +38,20 @@ def read(path: Path) -> list[tuple[str, list[str], int]]:
         if not stack or not count.isdigit():
             continue
         frames = stack.split(";")
-        thread = frames[0]
+        # With ``--subprocesses`` py-spy puts the process (and its parents) first:
+        # the innermost process names the thread, e.g. ``work --linked: MainThread``.
+        processes = 0
+        while processes < len(frames) - 1 and frames[processes].startswith("process "):
+            processes += 1
+        thread = frames[processes]
         name = thread.split(": ", 1)[1] if ": " in thread else thread
-        stacks.append((name, [frame_key(f) for f in frames[1:]], int(count)))
+        if processes:
+            words = frames[processes - 1].partition(":")[2].strip('"').split()
+            # ``python -m abalone_pbm work --linked ...`` -> ``work``
+            program = (words[words.index("abalone_pbm") + 1]
+                       if "abalone_pbm" in words[:-1] else words[-1] if words else "?")
+            name = f"{program}: {name}"
+        stacks.append((name, [frame_key(f) for f in frames[processes + 1:]], int(count)))
     return stacks
 
 
