@@ -164,6 +164,9 @@ class Server:
                 owner=self.sender.owner, on_rows=self.sender.hand_over,
                 on_robot_boards=self._robot_turns, on_lost=self.sender.release_orphans,
                 stop_event=self.stop_event, settings=self.settings)
+            if self.database.is_sqlite:
+                # One writer at a time: the worker's transactions record what was sent.
+                self.sender.record_sent_elsewhere = self.linked.record_sent
         else:
             self.worker = Worker(
                 self.database, self.settings, self.clock, self.handle,

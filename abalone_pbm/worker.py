@@ -65,8 +65,8 @@ from .service import rates
 if TYPE_CHECKING:  # pragma: no cover
     from .db.session import Database
 
-__all__ = ["Worker", "Handle", "HandoffTarget", "parse_mail", "error_summary", "LEAN_POLICY",
-           "group_most_for"]
+__all__ = ["Worker", "Handle", "HandoffTarget", "RideAlong", "parse_mail", "error_summary",
+           "LEAN_POLICY", "group_most_for"]
 
 log = logging.getLogger(__name__)
 
@@ -151,6 +151,20 @@ class _CheckFirst(Exception):
         self.pairs = pairs
 
 
+class RideAlong(Protocol):
+    """Writes another part of the server asks the worker to make in its next transaction
+    (``serve``'s sender, recording what it sent: ``worker_process.SentRecords``), so
+    that they cost no write transaction of their own. ``write`` is called at the start
+    of each of the worker's transactions and returns what it wrote (None: nothing);
+    after the transaction, ``committed`` or ``rolled_back`` is told which."""
+
+    def write(self, session: Session) -> object | None: ...
+
+    def committed(self, written: object) -> None: ...
+
+    def rolled_back(self, written: object) -> None: ...
+
+
 class HandoffTarget(Protocol):
     """The sender of this process, to which a worker hands the replies it commits."""
 
@@ -177,6 +191,7 @@ class Worker:
         group_most: int = 1,
         group_seconds: float = GROUP_SECONDS,
         look_ahead: int = LOOK_AHEAD,
+        ride_along: RideAlong | None = None,
     ) -> None:
         self.database = database
         self.settings = settings
@@ -211,6 +226,8 @@ class Worker:
         # until every check ahead is used: a later look ahead, made before those
         # wrong passwords are counted, must not grant the same budget again.
         self._ahead_budget: dict[str, int] = {}
+        #: Writes that ride on the worker's transactions (see ``RideAlong``).
+        self.ride_along = ride_along
 
     def run_once(self) -> bool:
         """Process the next new inbox mail; False when there was none.
@@ -330,52 +347,27 @@ class Worker:
         outcomes: list[tuple[int, str]] = []
         grouped = False  # whether a second mail was taken into the transaction
         self.drained = False
+        riding: object | None = None
         try:
             with self.database.write() as session:
+                if self.ride_along is not None:
+                    riding = self.ride_along.write(session)
                 if self.handoff is not None:
                     owner, until = self.handoff.handoff_lease()
                     handoff = Handoff(owner, until, [])
                     session.info[HANDOFF] = handoff
                 mail = claim_next_inbox(session, exclude=self.set_aside)
-                if mail is None:
-                    return 0
-                first_id = mail.id
-                started = time.monotonic()
-                outcomes.append((mail.id, self._process(session, mail, answers, may_leave)))
-                while len(outcomes) < most and time.monotonic() - started < self.group_seconds:
-                    grouped = True
-                    # Rows a rolled-back mail wrote must not reach the sender.
-                    handed = len(handoff.rows) if handoff is not None else 0
-                    follower: InboxMail | None = None
-                    savepoint = session.begin_nested()
-                    try:
-                        follower = claim_next_inbox(session, exclude=self.set_aside)
-                        if follower is None:
-                            savepoint.rollback()
-                            self.drained = True
-                            break
-                        outcome = self._process(session, follower, {}, may_leave=True)
-                        savepoint.commit()
-                    except _CheckFirst:
-                        savepoint.rollback()  # its passwords are checked when it is first
-                        if handoff is not None:
-                            del handoff.rows[handed:]
-                        break
-                    except Exception as error:
-                        log.info("inbox %s: left for the next group, alone: %s",
-                                 follower.id if follower is not None else "?",
-                                 error_summary(error, limit=300).strip().splitlines()[-1])
-                        savepoint.rollback()  # tried again, alone, as the next group's first
-                        if handoff is not None:
-                            del handoff.rows[handed:]
-                        self._alone_next = True
-                        break
-                    assert follower is not None
-                    outcomes.append((follower.id, outcome))
-                robot_boards = session.info.get(ROBOT_TURNS, robot_boards)
+                if mail is not None:
+                    first_id = mail.id
+                    started = time.monotonic()
+                    outcomes.append((mail.id, self._process(session, mail, answers, may_leave)))
+                    grouped = self._take_followers(session, handoff, outcomes, most, started)
+                    robot_boards = session.info.get(ROBOT_TURNS, robot_boards)
         except _CheckFirst:
+            self._rode(riding, committed=False)
             raise
         except Exception as error:
+            self._rode(riding, committed=False)
             if first_id is None:
                 raise  # could not even claim a mail: the database is away
             if grouped:
@@ -387,6 +379,9 @@ class Worker:
                 return self.run_group(1)
             self._failed(first_id, error)
             return 1
+        self._rode(riding, committed=True)
+        if first_id is None:
+            return 0  # no mail was waiting
         for mail_id, outcome in outcomes:
             log.info("inbox %s: %s", mail_id, outcome)
         if handoff is not None and handoff.rows and self.handoff is not None:
@@ -399,6 +394,59 @@ class Worker:
             except Exception as error:
                 log.error("after_commit hook failed: %s", error_summary(error, limit=500))
         return len(outcomes)
+
+    def _take_followers(self, session: Session, handoff: Handoff | None,
+                        outcomes: list[tuple[int, str]], most: int, started: float) -> bool:
+        """More waiting mails into the group's transaction, each in a savepoint of its
+        own (see ``run_group``); their outcomes are added to ``outcomes``. Returns
+        whether a second mail was tried."""
+        from .db.repository import claim_next_inbox
+
+        grouped = False
+        while len(outcomes) < most and time.monotonic() - started < self.group_seconds:
+            grouped = True
+            # Rows a rolled-back mail wrote must not reach the sender.
+            handed = len(handoff.rows) if handoff is not None else 0
+            follower: InboxMail | None = None
+            savepoint = session.begin_nested()
+            try:
+                follower = claim_next_inbox(session, exclude=self.set_aside)
+                if follower is None:
+                    savepoint.rollback()
+                    self.drained = True
+                    break
+                outcome = self._process(session, follower, {}, may_leave=True)
+                savepoint.commit()
+            except _CheckFirst:
+                savepoint.rollback()  # its passwords are checked when it is first
+                if handoff is not None:
+                    del handoff.rows[handed:]
+                break
+            except Exception as error:
+                log.info("inbox %s: left for the next group, alone: %s",
+                         follower.id if follower is not None else "?",
+                         error_summary(error, limit=300).strip().splitlines()[-1])
+                savepoint.rollback()  # tried again, alone, as the next group's first
+                if handoff is not None:
+                    del handoff.rows[handed:]
+                self._alone_next = True
+                break
+            assert follower is not None
+            outcomes.append((follower.id, outcome))
+        return grouped
+
+    def _rode(self, riding: object | None, *, committed: bool) -> None:
+        """Tell ``ride_along`` how the transaction it wrote in ended."""
+        if riding is None or self.ride_along is None:
+            return
+        try:
+            if committed:
+                self.ride_along.committed(riding)
+            else:
+                self.ride_along.rolled_back(riding)
+        except Exception as error:
+            log.error("worker: could not report the writes that rode along: %s",
+                      error_summary(error, limit=300))
 
     def _process(
         self, session: Session, mail: InboxMail, answers: dict[tuple[str, str], bool],

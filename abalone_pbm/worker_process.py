@@ -7,19 +7,25 @@ listener and the sender of ``serve`` run beside it on another core
 
 The pipes carry news, never the only copy of anything:
 
-* *wake*, ``serve`` -> worker: a byte when the listener has stored a mail. Its end (the
-  pipe closed: ``serve`` stops, or died) stops the worker after the mails it holds, so
-  a worker never outlives its server.
+* *wake*, ``serve`` -> worker: a byte ``w`` when the listener has stored a mail, and
+  (on SQLite) the ids of mails ``serve``'s sender has sent, to be recorded as sent in
+  the worker's next transaction (``s``, a 4-byte length and a pickle; ``SentRecords``):
+  with one writer at a time, a transaction of the sender's own for that took the
+  write lock about as long as a move does. Its end (the pipe closed: ``serve`` stops,
+  or died) stops the worker after the mails it holds, so a worker never outlives its
+  server.
 * *news*, worker -> ``serve``: after each commit, the outbox rows it wrote (written
-  leased to ``serve``'s sender, as the worker thread hands them over in one process)
-  and the boards whose turn went to a computer player. Each message is a 4-byte length
-  and a pickle (both ends are this program).
+  leased to ``serve``'s sender, as the worker thread hands them over in one process),
+  the boards whose turn went to a computer player, and which records of sent mails it
+  committed. Each message is a 4-byte length and a pickle (both ends are this program).
 
 A worker killed at any moment loses nothing: its transaction rolls back and the mail
 stays in the inbox. Only the rows of a commit whose news never arrived would wait for
 their lease to run out; so when the worker dies, ``serve``'s sender first sends all it
 was handed, then frees its own remaining leases (``Sender.release_orphans``), and only
-then is a new worker started.
+then is a new worker started. A record of sent mails that the worker has not confirmed
+in time (or at all, when it died) is written by ``serve``'s sender itself; recording a
+mail as sent twice changes nothing.
 """
 
 from __future__ import annotations
@@ -27,26 +33,43 @@ from __future__ import annotations
 import logging
 import os
 import pickle
+import select
 import signal
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from .config import Settings, settings_environment
-from .db.repository import OutgoingRow
-from .mail.sender import LEASE
+from sqlalchemy.orm import Session
 
-__all__ = ["WorkerProcess", "Link", "PipeHandoff", "RESTART_DELAY"]
+from .config import Settings, settings_environment
+from .db.repository import OutgoingRow, record_sent
+from .mail.sender import LEASE
+from .mail.validation import error_summary
+
+__all__ = ["WorkerProcess", "Link", "PipeHandoff", "SentRecords", "RESTART_DELAY",
+           "RECORD_WAIT"]
 
 log = logging.getLogger(__name__)
 
 #: Seconds before a worker that died is started again (a crash loop stays slow).
 RESTART_DELAY = 1.0
 
+#: Seconds ``serve``'s sender waits for the worker to confirm a record of sent mails
+#: before it writes the record itself (a group of the worker's takes tens of ms).
+RECORD_WAIT = 5.0
+
 _LENGTH = 4
+#: The wake pipe's messages: a stored mail, and mails sent (``s`` + a framed pickle).
+_WAKE = b"w"
+_SENT = b"s"
+#: Ids in one message of sent mails: well under PIPE_BUF, so that each message is
+#: written whole or not at all by one non-blocking write.
+_IDS_PER_MESSAGE = 256
 
 
 def _frame(kind: str, value: Any) -> bytes:
@@ -60,6 +83,14 @@ def _read(fd: int) -> bytes:
         return os.read(fd, 1 << 20)
     except OSError:
         return b""
+
+
+@dataclass
+class _Record:
+    """A message of sent mails, waiting for the worker to confirm it committed them."""
+
+    done: threading.Event = field(default_factory=threading.Event)
+    recorded: bool = False
 
 
 class WorkerProcess:
@@ -92,6 +123,9 @@ class WorkerProcess:
         self._news_fd: int | None = None
         self._lock = threading.Lock()
         self._thread: threading.Thread | None = None
+        #: Messages of sent mails the worker has not confirmed yet, by number.
+        self._records: dict[int, _Record] = {}
+        self._last_record = 0
 
     @property
     def pid(self) -> int | None:
@@ -135,9 +169,49 @@ class WorkerProcess:
             if fd is None:
                 return
             try:
-                os.write(fd, b"w")
+                os.write(fd, _WAKE)
             except (BlockingIOError, BrokenPipeError):
                 pass
+
+    def record_sent(self, ids: list[int], now: datetime, wait: float = RECORD_WAIT) -> bool:
+        """Have the worker record these mails as sent in its next transaction; True once
+        it has committed that, False when it cannot (no worker, its pipe full, no
+        confirmation within ``wait`` seconds): the caller then records them itself."""
+        records: dict[int, _Record] = {}
+        with self._lock:
+            fd = self._wake_fd
+            if fd is None:
+                return False
+            for start in range(0, len(ids), _IDS_PER_MESSAGE):
+                self._last_record += 1
+                number = self._last_record
+                message = _SENT + _frame("sent", (number, now,
+                                                  ids[start:start + _IDS_PER_MESSAGE]))
+                assert len(message) <= select.PIPE_BUF
+                try:
+                    os.write(fd, message)  # whole or not at all (see _IDS_PER_MESSAGE)
+                except OSError:
+                    # What was written may still be recorded too: no harm.
+                    for written in records:
+                        del self._records[written]
+                    return False
+                records[number] = self._records[number] = _Record()
+        deadline = time.monotonic() + wait
+        for record in records.values():
+            record.done.wait(max(0.0, deadline - time.monotonic()))
+        with self._lock:
+            for number in records:
+                self._records.pop(number, None)
+        return all(record.recorded for record in records.values())
+
+    def _confirmed(self, numbers: list[tuple[int, bool]]) -> None:
+        """The worker committed (True) or could not write (False) these records."""
+        with self._lock:
+            for number, recorded in numbers:
+                record = self._records.get(number)
+                if record is not None:
+                    record.recorded = recorded
+                    record.done.set()
 
     def _run(self) -> None:
         while True:
@@ -176,6 +250,8 @@ class WorkerProcess:
                         self.on_rows(value)
                     elif kind == "robots":
                         self.on_robot_boards(set(value))
+                    elif kind == "recorded":
+                        self._confirmed(value)
                 except Exception:
                     log.exception("worker process: acting on its news failed")
             del pending[:start]  # once a read: a message of many rows is not copied again
@@ -185,6 +261,9 @@ class WorkerProcess:
             process, self.process = self.process, None
             wake, self._wake_fd = self._wake_fd, None
             news, self._news_fd = self._news_fd, None
+            # Records it never confirmed: the sender writes them itself.
+            for record in self._records.values():
+                record.done.set()
         for fd in (wake, news):
             if fd is not None:
                 os.close(fd)
@@ -225,6 +304,9 @@ class Link:
         self.stop = stop
         self.wake = wake
         self._write_lock = threading.Lock()
+        #: Records of sent mails from ``serve``, for the next transaction (SentRecords).
+        self._sent: list[tuple[int, datetime, list[int]]] = []
+        self._sent_lock = threading.Lock()
 
     def install_signals(self) -> None:
         """A terminal's Ctrl-C reaches the whole process group: ``serve`` then closes
@@ -242,10 +324,44 @@ class Link:
         self.wake.set()
 
     def _listen(self) -> None:
-        """Wake the worker for each byte; stop it at the pipe's end."""
-        while _read(self.wake_fd):
+        """Wake the worker for each message; stop it at the pipe's end."""
+        pending = bytearray()
+        while chunk := _read(self.wake_fd):
+            pending += chunk
+            start = 0
+            while start < len(pending):
+                kind = pending[start:start + 1]
+                if kind == _WAKE:
+                    start += 1
+                    continue
+                if kind != _SENT:
+                    log.error("worker process: a message it cannot read came from serve")
+                    self._stop()
+                    return
+                head = start + 1 + _LENGTH
+                if len(pending) < head:
+                    break
+                end = head + int.from_bytes(pending[start + 1:head], "big")
+                if len(pending) < end:
+                    break
+                _kind, record = pickle.loads(pending[head:end])
+                start = end
+                with self._sent_lock:
+                    self._sent.append(record)
+            del pending[:start]
             self.wake.set()
         self._stop()
+
+    def take_sent(self) -> list[tuple[int, datetime, list[int]]]:
+        """The records of sent mails that arrived since the last call."""
+        with self._sent_lock:
+            taken, self._sent = self._sent, []
+        return taken
+
+    def put_back_sent(self, records: list[tuple[int, datetime, list[int]]]) -> None:
+        """Records whose transaction rolled back: for the next one."""
+        with self._sent_lock:
+            self._sent[:0] = records
 
     def tell(self, kind: str, value: Any) -> None:
         data = _frame(kind, value)
@@ -277,3 +393,36 @@ class PipeHandoff:
     def hand_over(self, rows: list[OutgoingRow]) -> None:
         if rows:
             self.link.tell("rows", rows)
+
+
+class SentRecords:
+    """``serve``'s sender's records of sent mails, written in the worker's transactions
+    (``worker.RideAlong``) and confirmed to ``serve`` after the commit."""
+
+    def __init__(self, link: Link) -> None:
+        self.link = link
+
+    def write(self, session: Session) -> list[tuple[int, datetime, list[int]]] | None:
+        records = self.link.take_sent()
+        if not records:
+            return None
+        try:
+            with session.begin_nested():
+                for _number, now, ids in records:
+                    record_sent(session, ids, now)
+        except Exception as error:
+            # Never the worker's mail's problem: serve's sender records them itself.
+            log.error("worker: could not record %d sent mails for serve: %s",
+                      sum(len(ids) for _n, _now, ids in records),
+                      error_summary(error, limit=300))
+            self.link.tell("recorded", [(number, False) for number, _now, _ids in records])
+            return None
+        return records
+
+    def committed(self, written: object) -> None:
+        assert isinstance(written, list)
+        self.link.tell("recorded", [(number, True) for number, _now, _ids in written])
+
+    def rolled_back(self, written: object) -> None:
+        assert isinstance(written, list)
+        self.link.put_back_sent(written)

@@ -148,7 +148,7 @@ def _work_linked(args: argparse.Namespace) -> int:
     from ..clock import SystemClock
     from ..server import SWITCH_INTERVAL, _service_hooks, open_database
     from ..worker import group_most_for
-    from ..worker_process import Link, PipeHandoff
+    from ..worker_process import Link, PipeHandoff, SentRecords
 
     wake_fd, news_fd, owner = (args.linked.split(",", 2) + ["", ""])[:3]
     if not (wake_fd.isdigit() and news_fd.isdigit() and owner):
@@ -165,7 +165,8 @@ def _work_linked(args: argparse.Namespace) -> int:
     clock = SystemClock()
     worker = _service_worker(settings, database, handle, clock,
                              handoff=PipeHandoff(link, owner, clock.now),
-                             robot_turns=link.robot_turns, group_most=group_most_for(database))
+                             robot_turns=link.robot_turns, group_most=group_most_for(database),
+                             ride_along=SentRecords(link) if database.is_sqlite else None)
     link.start()
     try:
         worker.run_forever(stop, wake)

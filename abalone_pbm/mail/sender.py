@@ -323,6 +323,9 @@ class Sender:
         self._recorder: _Recorder | None = None
         #: Waiting for ``release_orphans``: each set once it is done.
         self._orphan_requests: queue.SimpleQueue[threading.Event] = queue.SimpleQueue()
+        #: Has another writer record mails as sent (``serve``'s worker process on
+        #: SQLite: ``WorkerProcess.record_sent``); False: it could not, record here.
+        self.record_sent_elsewhere: Callable[[list[int], datetime], bool] | None = None
 
     # -- where mail goes ------------------------------------------------------------
 
@@ -438,20 +441,24 @@ class Sender:
 
         now = self.clock.now()
         gave_up: set[int] = set()
-        with self.database.write() as session:
-            record_sent(session, [item.id for item, outcome in done if outcome.sent], now)
-            for item, outcome in done:
-                if outcome.sent:
-                    continue
-                row = session.get(OutboxMail, item.id)
-                if row is None or row.status != "pending":
-                    continue
-                if outcome.permanent:
-                    mark_failed(session, row, outcome.error or "refused", now)
-                else:
-                    mark_retry(session, row, outcome.error or "unknown error", now)
-                if row.status == "failed":
-                    gave_up.add(item.id)
+        sent = [item.id for item, outcome in done if outcome.sent]
+        if sent and self.record_sent_elsewhere is not None \
+                and self.record_sent_elsewhere(sent, now):
+            sent = []
+        failed = [(item, outcome) for item, outcome in done if not outcome.sent]
+        if sent or failed:
+            with self.database.write() as session:
+                record_sent(session, sent, now)
+                for item, outcome in failed:
+                    row = session.get(OutboxMail, item.id)
+                    if row is None or row.status != "pending":
+                        continue
+                    if outcome.permanent:
+                        mark_failed(session, row, outcome.error or "refused", now)
+                    else:
+                        mark_retry(session, row, outcome.error or "unknown error", now)
+                    if row.status == "failed":
+                        gave_up.add(item.id)
         for item, outcome in done:
             if outcome.sent:
                 log.info("outbox %s: sent %s to %s (%s)", item.id, item.message_id,

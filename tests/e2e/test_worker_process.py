@@ -52,6 +52,14 @@ def _wait(condition, timeout: float = 20.0) -> bool:  # type: ignore[no-untyped-
     return bool(condition())
 
 
+def _worker_of(pid: int) -> int:
+    """The one worker process of the serve ``pid`` (serve listens a moment before it
+    starts its worker)."""
+    assert _wait(lambda: len(_children(pid)) == 1), _children(pid)
+    (worker,) = _children(pid)
+    return worker
+
+
 def _answers(server: LiveServer) -> Counter[str]:
     with server.mailbox.sink.lock:
         return Counter(rcpt[0] for _, rcpt, message in server.mailbox.sink.messages
@@ -61,7 +69,7 @@ def _answers(server: LiveServer) -> Counter[str]:
 def test_a_worker_killed_under_load_loses_nothing_and_answers_nothing_twice(
         live_server: LiveServer) -> None:
     server = live_server
-    (worker,) = _children(server.process.pid)
+    worker = _worker_of(server.process.pid)
     senders = [f"stranger{n}@example.org" for n in range(40)]
     for address in senders[:20]:
         server.send(address, "abalone help")
@@ -86,7 +94,7 @@ def test_the_worker_ends_with_its_server(
                                stderr=subprocess.DEVNULL)
     try:
         _wait_listening(host, int(port), process, timeout=30)
-        (worker,) = _children(process.pid)
+        worker = _worker_of(process.pid)
         process.send_signal(signal.SIGKILL)
         process.wait()
         # Its wake pipe reaches its end: the worker stops by itself.

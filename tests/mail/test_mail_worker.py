@@ -5,6 +5,7 @@ from __future__ import annotations
 import subprocess
 import sys
 import threading
+from datetime import datetime, timezone
 from types import SimpleNamespace
 
 import pytest
@@ -267,3 +268,55 @@ def test_the_reply_cap_counts_the_address_answers_go_to(database, make_settings,
     worker.run_pending()
     assert [m.status for m in _inbox(database)] == ["done", "dropped", "dropped"]
     assert [r.recipient for r in _outbox(database)] == ["fred@example.net"]
+
+
+class _NoteRides:
+    """Another part's writes riding on the worker's transactions (``RideAlong``): one
+    rate event per transaction; the worker then says whether it committed."""
+
+    def __init__(self) -> None:
+        self.ended: list[tuple[str, int]] = []
+        self.rides = 0
+
+    def write(self, session):
+        from abalone_pbm.service import rates
+
+        self.rides += 1
+        rates.record(session, "ride-along", f"ride {self.rides}", datetime.now(timezone.utc))
+        return self.rides
+
+    def committed(self, written):
+        self.ended.append(("committed", written))
+
+    def rolled_back(self, written):
+        self.ended.append(("rolled back", written))
+
+
+
+def _rides(database) -> list[str]:
+    from abalone_pbm.db.models import RateEvent
+
+    with database.read() as session:
+        return list(session.scalars(select(RateEvent.subject).where(
+            RateEvent.scope == "ride-along").order_by(RateEvent.id)))
+
+
+def test_writes_ride_along_with_the_mail_and_roll_back_with_it(
+        database, make_settings, clock, echo, monkeypatch):
+    rides = _NoteRides()
+    worker = Worker(database, make_settings(), clock, echo, ride_along=rides, max_attempts=5)
+    assert worker.run_once() is False  # no mail: the ride still commits
+    _store(database, clock, person_mail(1))
+    assert worker.run_once() is True
+    real_mark = repository.mark_inbox
+
+    def crash_when_done(session, mail, status, *args, **kwargs):
+        if status == "done":
+            raise RuntimeError("the mail's transaction fails")
+        return real_mark(session, mail, status, *args, **kwargs)
+
+    _store(database, clock, person_mail(2))
+    monkeypatch.setattr(repository, "mark_inbox", crash_when_done)
+    assert worker.run_once() is True  # an attempt that failed
+    assert rides.ended == [("committed", 1), ("committed", 2), ("rolled back", 3)]
+    assert _rides(database) == ["ride 1", "ride 2"]

@@ -1,0 +1,129 @@
+"""``serve``'s worker process records what ``serve``'s sender sent (SQLite): in its next
+transaction, confirmed to ``serve`` after the commit; a record it does not confirm in
+time, or at all because it died, is written by the sender itself, and recording a mail
+as sent twice changes nothing. Through a real ``abalone-pbm work --linked`` child."""
+
+from __future__ import annotations
+
+import os
+import signal
+import threading
+import time
+from datetime import timedelta
+
+import pytest
+from mail_helpers import wait_for
+from sqlalchemy import select
+
+from abalone_pbm.db.models import OutboxMail
+from abalone_pbm.db.repository import HANDOFF, Handoff, enqueue_outbox
+from abalone_pbm.mail.compose import compose
+from abalone_pbm.mail.sender import LEASE
+from abalone_pbm.worker_process import Link, WorkerProcess, _frame
+
+OWNER = "serve-under-test"
+
+
+def _leased_rows(database, clock, count: int) -> list[int]:
+    """Outbox rows leased to OWNER, as the worker writes them for serve's sender."""
+    handoff = Handoff(OWNER, clock.now() + LEASE, [])
+    with database.write() as session:
+        session.info[HANDOFF] = handoff
+        for number in range(count):
+            message = compose(sender="abalone@example.org", to=f"p{number}@example.net",
+                              subject=f"Abalone Board {101 + number}", body="the board\n",
+                              loop_token="abalone@example.org", date=clock.now())
+            enqueue_outbox(session, message, clock.now())
+    return [row.id for row in handoff.rows]
+
+
+def _statuses(database) -> dict[int, tuple[str, str | None]]:
+    with database.read() as session:
+        return {row.id: (row.status, row.lease_owner)
+                for row in session.scalars(select(OutboxMail))}
+
+
+@pytest.fixture
+def worker_process(database, make_settings):
+    stop = threading.Event()
+    linked = WorkerProcess(owner=OWNER, on_rows=lambda rows: None,
+                           on_robot_boards=lambda boards: None,
+                           on_lost=lambda: _set(threading.Event()), stop_event=stop,
+                           settings=make_settings())
+    linked.start()
+    yield linked
+    stop.set()
+    if linked.process is not None and linked.process.poll() is None:
+        os.kill(linked.process.pid, signal.SIGCONT)
+    linked.stop()
+
+
+def _set(event: threading.Event) -> threading.Event:
+    event.set()
+    return event
+
+
+@pytest.mark.parametrize("backend", ["sqlite"])
+def test_the_worker_records_the_sent_mails_and_confirms(database, clock, worker_process):
+    ids = _leased_rows(database, clock, 3)
+    assert worker_process.record_sent(ids, clock.now() + timedelta(seconds=1))
+    assert _statuses(database) == {row: ("sent", None) for row in ids}
+
+
+@pytest.mark.parametrize("backend", ["sqlite"])
+def test_a_record_the_worker_does_not_confirm_in_time_is_left_to_the_sender(
+        database, clock, worker_process):
+    first, second = _leased_rows(database, clock, 2)
+    assert worker_process.record_sent([first], clock.now())  # the worker is up
+    process = worker_process.process
+    os.kill(process.pid, signal.SIGSTOP)
+    try:
+        started = time.monotonic()
+        assert not worker_process.record_sent([second], clock.now(), wait=0.5)
+        assert time.monotonic() - started < 5
+    finally:
+        os.kill(process.pid, signal.SIGCONT)
+    # The worker still writes it when it wakes up: sent once, recorded twice, no harm.
+    wait_for(lambda: _statuses(database)[second] == ("sent", None))
+    assert worker_process.record_sent([second], clock.now())
+
+
+@pytest.mark.parametrize("backend", ["sqlite"])
+def test_a_worker_that_dies_fails_the_records_it_was_given_at_once(
+        database, clock, worker_process):
+    (row,) = _leased_rows(database, clock, 1)
+    process = worker_process.process
+    os.kill(process.pid, signal.SIGSTOP)  # it takes the record, and never answers
+    answers: list[bool] = []
+    waiting = threading.Thread(
+        target=lambda: answers.append(worker_process.record_sent([row], clock.now(), wait=60)))
+    waiting.start()
+    time.sleep(0.3)
+    started = time.monotonic()
+    os.kill(process.pid, signal.SIGKILL)
+    waiting.join(20)
+    assert answers == [False] and time.monotonic() - started < 15
+    assert _statuses(database)[row] == ("pending", OWNER)  # for the sender to record
+
+
+def test_the_link_reads_wakes_and_records_split_anywhere():
+    """The wake pipe carries single wake bytes and framed records; a read may end
+    anywhere inside either."""
+    wake_read, wake_write = os.pipe()
+    news_read, news_write = os.pipe()
+    stop, wake = threading.Event(), threading.Event()
+    link = Link(wake_read, news_write, stop, wake)
+    link.start()
+    records = [(1, "now", [11, 12]), (2, "later", list(range(300)))]
+    stream = b"w" + b"s" + _frame("sent", records[0]) + b"ww" + b"s" + _frame("sent", records[1])
+    try:
+        for byte in range(len(stream)):
+            os.write(wake_write, stream[byte:byte + 1])
+        wait_for(lambda: len(link._sent) == 2)
+        assert link.take_sent() == records
+        assert wake.is_set() and not stop.is_set()
+        os.write(wake_write, b"?")  # not a message of serve's: the link gives up
+        assert stop.wait(10)
+    finally:
+        for fd in (wake_write, news_read, news_write):
+            os.close(fd)
