@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from email.message import EmailMessage, Message
+from functools import lru_cache
 from email.utils import getaddresses
 
 from .validation import address_problem, has_unsafe_characters, normalise_address
@@ -55,13 +56,30 @@ def is_our_address(address: str, our_address: str) -> bool:
 def addresses_in(message: Message, header: str) -> list[str]:
     """Every address in every ``header`` line of ``message`` (empty on garbage)."""
     try:
-        values = [str(value) for value in message.get_all(header, [])]
+        values = tuple(str(value) for value in message.get_all(header, []))
     except Exception:  # a header the parser could not make sense of
         return []
-    try:
-        return [addr for _, addr in getaddresses(values) if addr]
-    except Exception:
+    if not values:
         return []
+    if sum(map(len, values)) > _KEPT_HEADER_LENGTH:
+        return list(_addresses.__wrapped__(values))
+    return list(_addresses(values))
+
+
+#: Header values up to this length are kept with their addresses (``_addresses``).
+_KEPT_HEADER_LENGTH = 1000
+
+
+@lru_cache(maxsize=1024)
+def _addresses(values: tuple[str, ...]) -> tuple[str, ...]:
+    """The addresses in these header values. Kept (short ones): the worker and the
+    service layer read the same From and Reply-To several times a mail, and a player's
+    headers are the same in every mail; parsing them is most of what reading an
+    address costs."""
+    try:
+        return tuple(addr for _, addr in getaddresses(list(values)) if addr)
+    except Exception:
+        return ()
 
 
 def _header(message: Message, name: str) -> str:

@@ -24,6 +24,7 @@ marbles a solid ring, pushed marbles a dashed ring, the cells left empty a dotte
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from html import escape
 from typing import Final, Sequence
 
@@ -151,8 +152,8 @@ def _row(items: list[tuple[int, int, str]]) -> str:
     return f'<tr style="height:{ROW_HEIGHT}px">\n' + "\n".join(out) + "\n</tr>"
 
 
-def _cell_html(board: Board, cell: int, marks: MoveMarks | None, names: Sequence[str]) -> str:
-    owner = board.owner(cell)
+def _cell_html(board: Board, cell: int, owner: int | None, marks: MoveMarks | None,
+               names: Sequence[str]) -> str:
     name = cell_name(cell)
     background = ""
     ring, style = OUTLINE, "solid"
@@ -166,23 +167,31 @@ def _cell_html(board: Board, cell: int, marks: MoveMarks | None, names: Sequence
         elif cell in marks.vacated:
             ring, style = RING_COLOUR, "dotted"
     if owner is None:
-        disc = _disc(HOLE_COLOUR, ring if marks and cell in marks.vacated else HOLE_COLOUR,
-                     style, f"{name} empty")
-    else:
-        who = names[owner - 1] if owner and owner <= len(names) else colour_name(owner)
-        if owner == 0:
-            who = "neutral marble"
-        if board.is_treasure(cell) and ring == OUTLINE:
-            ring, style = TREASURE_RING, "double"
-        disc = _disc(seat_colour(owner), ring, style, f"{name} {escape(who)}")
-    return _td(2, disc, background)
+        return _cell_td(HOLE_COLOUR, ring if marks and cell in marks.vacated else HOLE_COLOUR,
+                        style, f"{name} empty", background)
+    who = names[owner - 1] if owner and owner <= len(names) else colour_name(owner)
+    if owner == 0:
+        who = "neutral marble"
+    if board.is_treasure(cell) and ring == OUTLINE:
+        ring, style = TREASURE_RING, "double"
+    return _cell_td(seat_colour(owner), ring, style, f"{name} {escape(who)}", background)
 
 
-def describe(board: Board, names: Sequence[str]) -> str:
+@lru_cache(maxsize=4096)
+def _cell_td(fill: str, ring: str, style: str, title: str, background: str) -> str:
+    """One cell of the picture (kept: a board mail draws 61 of them, and most look
+    the same in the next mail)."""
+    return _td(2, _disc(fill, ring, style, title), background)
+
+
+def describe(board: Board, names: Sequence[str],
+             owners: dict[int, int | None] | None = None) -> str:
     """The position in words, for the picture's alternative text."""
+    if owners is None:
+        owners = {cell: board.owner(cell) for cell in CELLS}
     parts = []
     for seat in range(0 if board.variant is not None else 1, board.players + 1):
-        cells = [cell_name(c) for c in CELLS if board.owner(c) == seat]
+        cells = [cell_name(c) for c in CELLS if owners[c] == seat]
         if not cells:
             continue
         who = "neutral" if seat == 0 else (names[seat - 1] if seat <= len(names) else "")
@@ -205,8 +214,9 @@ def board_table(
     cells_by_row: list[list[int]] = [[] for _ in range(9)]
     for cell in CELLS:
         cells_by_row[ROW_OF[cell]].append(cell)
+    owners = {cell: board.owner(cell) for cell in CELLS}
     for r, cells in enumerate(cells_by_row):
-        items = [(x_of(c), 2, _cell_html(board, c, marks, names)) for c in cells]
+        items = [(x_of(c), 2, _cell_html(board, c, owners[c], marks, names)) for c in cells]
         first = x_of(cells[0])
         items.append((first - 2, 2, _td(2, ROWS[r].upper(), label=True)))
         if r <= 3:
@@ -215,7 +225,7 @@ def board_table(
             items.append((x_of(last) + 1, 2, _td(2, str(DIAGONAL_OF[last] + 1), label=True)))
         rows.append(_row(items))
     columns = "\n".join(f'<col width="{HALF}" style="width:{HALF}px">' for _ in range(COLUMNS))
-    label = escape(describe(board, names))
+    label = escape(describe(board, names, owners))
     return (
         f'<table role="img" aria-label="{label}" title="{label}" cellpadding="0" '
         f'cellspacing="0" border="0" width="{TABLE_WIDTH}" bgcolor="{BOARD_COLOUR}" '

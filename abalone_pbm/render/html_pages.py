@@ -164,11 +164,24 @@ def _common_page_context(
 
 def page(kind: str, subject: str, context: Mapping[str, Any]) -> str:
     """Render the page of ``kind`` (see :data:`KINDS`) as ASCII HTML."""
-    html = environment().get_template(KINDS[kind]).render(subject=subject, **context)
-    # Each line without its trailing blanks, and no blank line (str.rstrip leaves a
-    # line empty exactly when it held only blanks).
+    return _finish(_render(kind, subject, context))
+
+
+def _render(kind: str, subject: str, context: Mapping[str, Any]) -> str:
+    return environment().get_template(KINDS[kind]).render(subject=subject, **context)
+
+
+def _finish(html: str) -> str:
+    """Each line without its trailing blanks, no blank line (str.rstrip leaves a line
+    empty exactly when it held only blanks), ASCII."""
     html = "\n".join(filter(None, map(str.rstrip, html.split("\n"))))
     return html.encode("ascii", "xmlcharrefreplace").decode("ascii") + "\n"
+
+
+#: Stands for the reply instructions while the rest of a board page is rendered once
+#: for all its recipients (``game_page``).
+_REPLY_SLOT = "ABALONEREPLYINSTRUCTIONSGOHERE"
+_REPLY_SLOT_HTML = str(text_html(_REPLY_SLOT))
 
 
 def game_page(
@@ -188,8 +201,18 @@ def game_page(
     context = page_context(game, board, recipient=recipient, marks=marks, all_moves=all_moves)
     if kind == "error":
         context["comment"] = None
-    context.update(extra)
-    return page(kind, subject, context)
+    if extra:
+        context.update(extra)
+        return page(kind, subject, context)
+    # The reply instructions are the only part of a page that depends on its recipient
+    # (no template uses ``recipient`` or ``role``): the rest is rendered once for all
+    # the recipients of a board (in a ``same_board`` block), the instructions put in.
+    key = ("game_page", kind, subject, id(game), id(board), id(marks), context["mover"])
+    skeleton = shared(key, lambda: _render(kind, subject, {**context, "reply_text": _REPLY_SLOT}))
+    html = skeleton.replace(_REPLY_SLOT_HTML, str(text_html(context["reply_text"])))
+    if _REPLY_SLOT in html:  # the slot was used some other way: render it whole
+        return page(kind, subject, context)
+    return _finish(html)
 
 
 def digest_page(

@@ -30,26 +30,35 @@ def tidy(text: str) -> str:
 @lru_cache(maxsize=512)
 def wrap_text(text: str, width: int = 72, indent: str = "") -> str:
     """Fill each paragraph (blocks separated by blank lines) to ``width``; blocks with an
-    indented line (examples, tables) are kept as they are.  (Kept for the paragraphs
-    every board mail repeats: filling them again cost more than the rest of a mail.)"""
+    indented line (examples, tables) are kept as they are.  (Kept for the texts every
+    board mail repeats, and each paragraph too: a text that names the move's number
+    differs from move to move, most of its paragraphs do not; filling them again cost
+    more than the rest of a mail.)"""
     blocks = re.split(r"\n[ \t]*\n", text.strip("\n"))
-    out = []
-    for block in blocks:
-        lines = block.split("\n")
-        if any(line[:1] in (" ", "\t") for line in lines):
-            out.append("\n".join(indent + line if line else line for line in lines))
-        else:
-            out.append(
-                textwrap.fill(
-                    " ".join(line.strip() for line in lines),
-                    width,
-                    initial_indent=indent,
-                    subsequent_indent=indent,
-                    break_long_words=False,
-                    break_on_hyphens=False,
-                )
-            )
-    return "\n\n".join(out)
+    return "\n\n".join(
+        (_kept_block if len(block) <= _KEPT_BLOCK_LENGTH else _wrap_block)(block, width, indent)
+        for block in blocks)
+
+
+#: Paragraphs up to this length are kept filled (``wrap_text``).
+_KEPT_BLOCK_LENGTH = 1000
+
+
+def _wrap_block(block: str, width: int, indent: str) -> str:
+    lines = block.split("\n")
+    if any(line[:1] in (" ", "\t") for line in lines):
+        return "\n".join(indent + line if line else line for line in lines)
+    return textwrap.fill(
+        " ".join(line.strip() for line in lines),
+        width,
+        initial_indent=indent,
+        subsequent_indent=indent,
+        break_long_words=False,
+        break_on_hyphens=False,
+    )
+
+
+_kept_block = lru_cache(maxsize=2048)(_wrap_block)
 
 
 def hang(text: str, first: str = "", rest: str = "      ", width: int = 72) -> str:
