@@ -116,3 +116,51 @@ def test_chromium_shows_every_cell_in_its_colour(layout: str, rules: Rules) -> N
     boards = find_boards(image)
     assert len(boards) == 1
     assert read_board(image, boards[0]) == expected_cells(board)
+
+
+# ----------------------------------------------------- one page for all recipients
+def test_a_page_rendered_once_for_all_recipients_is_each_ones_own_page():
+    """Inside ``same_board`` the page is rendered once and each recipient's reply
+    instructions put in: byte for byte the page rendered for that recipient alone."""
+    from abalone_pbm.render import GameView, same_board
+    from abalone_pbm.render.html_pages import game_page, page, page_context
+
+    def played(board: Board, plies: int) -> tuple[Board, tuple[tuple[int, int, str], ...]]:
+        moves = []
+        for ply in range(1, plies + 1):
+            move = next(iter(board.generate_legal_moves()))
+            moves.append((ply, board.turn, str(move)))
+            board.push(move)
+        return board, tuple(moves)
+
+    games = [(GameView(101, ("fred", "wilma"), moves, challenger="wilma"), board)
+             for board, moves in [played(Board(), 3)]]
+    games += [(GameView(102, ("fred", "wilma", "barney"), moves), board)
+              for board, moves in [played(Board.from_layout("standard", Rules(players=3)), 4)]]
+    recipients = ("fred", "wilma", "barney", None)
+    for view, players_board in games:
+        for kind in ("board", "new_game", "game_over"):  # the kinds sent without extras
+            alone = {}
+            for recipient in recipients:
+                context = page_context(view, players_board, recipient=recipient,
+                                       all_moves=True if kind == "game_over" else None)
+                alone[recipient] = page(kind, "Abalone Board 101 fred", context)
+            with same_board():
+                together = {recipient: game_page(kind, "Abalone Board 101 fred", view,
+                                                 players_board, recipient=recipient)
+                            for recipient in recipients}
+            assert together == alone, (kind, view.number)
+            if kind == "board":
+                assert len(set(alone.values())) >= 3  # the mover, a player, an onlooker
+
+
+def test_no_page_template_uses_the_recipient_but_through_its_reply_text():
+    """What rendering a page once for all its recipients rests on (``game_page``)."""
+    from abalone_pbm.render.html_pages import environment
+    from jinja2 import meta
+
+    env = environment()
+    for name in env.list_templates(extensions=["html"]):
+        source = env.loader.get_source(env, name)[0]
+        used = meta.find_undeclared_variables(env.parse(source))
+        assert not used & {"recipient", "role"}, name
