@@ -147,6 +147,11 @@ class WorkerProcess:
             process = subprocess.Popen(
                 [*self.command, "--linked", f"{wake_read},{news_write},{self.owner}"],
                 pass_fds=(wake_read, news_write), env=self.environment,
+                # Every mail waits for the worker, the one step that runs one at a time:
+                # in a session of its own Linux schedules it as a group of its own
+                # (autogroup), so serve's many threads cannot crowd it out of a core.
+                # It still ends with serve (its wake pipe) and ignores a terminal's ^C.
+                start_new_session=True,
             )
         except BaseException:
             for fd in (wake_write, news_read):
@@ -309,9 +314,10 @@ class Link:
         self._sent_lock = threading.Lock()
 
     def install_signals(self) -> None:
-        """A terminal's Ctrl-C reaches the whole process group: ``serve`` then closes
-        the wake pipe, and the worker ends after the mails it holds. SIGTERM (systemd
-        stopping the unit's processes) ends it the same way at once."""
+        """The worker runs in a session of its own, so a terminal's Ctrl-C reaches only
+        ``serve``, which then closes the wake pipe: the worker ends after the mails it
+        holds (SIGINT is ignored should it come anyway). SIGTERM (systemd stopping the
+        unit's processes) ends it the same way at once."""
         signal.signal(signal.SIGINT, signal.SIG_IGN)
         signal.signal(signal.SIGTERM, lambda signum, frame: self._stop())
 
