@@ -676,6 +676,15 @@ def report(result: Result) -> None:
         print(f"  CPU per move: server {result.server_cpu / result.moves * 1000:.2f} ms "
               f"(its worker process {result.worker_cpu / result.moves * 1000:.2f}), "
               f"load generator and relay sink {result.client_cpu / result.moves * 1000:.2f} ms")
+        # The ceilings this run's CPU cost sets: every core busy all the time, and the
+        # worker process (one transaction at a time) busy all the time.
+        per_move = (result.server_cpu + result.client_cpu) / result.moves
+        cores = os.cpu_count() or 1
+        if per_move > 0 and result.worker_cpu > 0:
+            print(f"  ceilings at this cost: {cores} cores / {per_move * 1000:.2f} ms = "
+                  f"{cores / per_move:.0f} moves/s; the worker process alone "
+                  f"{result.moves / result.worker_cpu:.0f} moves/s (busy "
+                  f"{result.worker_cpu / result.wall:.0%} of this run)")
     if result.moves and result.thread_cpu:
         print("  server CPU per move by thread (user + system), ms:")
         for name, (user, system) in sorted(result.thread_cpu.items(),
