@@ -29,7 +29,10 @@ at once no longer wait for one check after another.
 
 With a ``handoff`` (``serve``: the sender of the same process) the replies a mail
 causes are written already leased to that sender and handed to it right after the
-commit, so it sends them at once without a transaction of its own to find them.
+commit, so it sends them at once without a transaction of its own to find them. With
+a ``ride_along`` another part's small writes go into the worker's next transaction
+(``serve``'s worker process on SQLite: what its sender sent), saving that part a write
+transaction of its own while the worker holds the one write lock.
 """
 
 from __future__ import annotations
