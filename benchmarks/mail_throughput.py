@@ -359,6 +359,10 @@ class Result:
     #: processes alone, and this process (clients, relay sink) used.
     server_cpu: float = float("nan")
     worker_cpu: float = float("nan")
+    #: CPU seconds of the PostgreSQL server's processes (0 for SQLite, in the server).
+    database_cpu: float = 0.0
+    #: How many ``serve`` processes (each with its worker process) ran.
+    processes: int = 1
     client_cpu: float = float("nan")
     #: The server's (first process's) CPU seconds (user, system) by thread name.
     thread_cpu: dict[str, tuple[float, float]] = field(default_factory=dict)
@@ -366,7 +370,8 @@ class Result:
     stages: dict[str, list[float]] = field(default_factory=dict)
 
 
-def run(backend: str, db_url: str, args: argparse.Namespace, workdir: Path) -> Result:
+def run(backend: str, db_url: str, args: argparse.Namespace, workdir: Path,
+        database_pid: int | None = None) -> Result:
     sink = RelaySink()
     relay_port = free_port()
     controller = Controller(sink, hostname="127.0.0.1", port=relay_port)
@@ -380,7 +385,7 @@ def run(backend: str, db_url: str, args: argparse.Namespace, workdir: Path) -> R
         for server in servers:
             for line in server.announce():
                 print(f"  {line}")
-        result = drive(backend, sink, servers, args)
+        result = drive(backend, sink, servers, args, database_pid)
     finally:
         for server in servers:
             server.stop()
@@ -451,7 +456,7 @@ def stages(db_url: str, lines: list[str], sent: list[Sent]) -> dict[str, list[fl
 
 
 def drive(backend: str, sink: RelaySink, servers: list[ServeProcess],
-          args: argparse.Namespace) -> Result:
+          args: argparse.Namespace, database_pid: int | None = None) -> Result:
     started = time.perf_counter()
     server = servers[0]
     setup_client = Client(server.host, server.port)
@@ -577,6 +582,7 @@ def drive(backend: str, sink: RelaySink, servers: list[ServeProcess],
     profiler = start_profiler(servers[0], args.profile, args.profile_gil) if args.profile else None
     t0 = time.perf_counter()
     server_cpu0 = [tree_cpu_seconds(s.process.pid) for s in servers]
+    database_cpu0 = tree_cpu_seconds(database_pid) if database_pid else {}
     threads_cpu0 = thread_cpu(servers[0].process.pid)
     client_cpu0 = time.process_time()
     for thread in threads:
@@ -590,6 +596,9 @@ def drive(backend: str, sink: RelaySink, servers: list[ServeProcess],
         pass
     sink.on_mail = None
     server_cpu1 = [tree_cpu_seconds(s.process.pid) for s in servers]
+    database_cpu1 = tree_cpu_seconds(database_pid) if database_pid else {}
+    # The PostgreSQL server and its backends (each measured from where it was).
+    database_cpu = sum(now - database_cpu0.get(pid, 0.0) for pid, now in database_cpu1.items())
     # serve and its worker process, each measured from where it was at the start
     # (a worker started during the run counts from zero).
     server_cpu = sum(now - before.get(pid, 0.0)
@@ -634,6 +643,8 @@ def drive(backend: str, sink: RelaySink, servers: list[ServeProcess],
         sent=answered,
         server_cpu=server_cpu,
         worker_cpu=worker_cpu,
+        database_cpu=database_cpu,
+        processes=len(servers),
         client_cpu=client_cpu,
         thread_cpu={name: (user, system) for name, (user, system) in by_thread.items()},
     )
@@ -675,16 +686,20 @@ def report(result: Result) -> None:
     if result.moves:
         print(f"  CPU per move: server {result.server_cpu / result.moves * 1000:.2f} ms "
               f"(its worker process {result.worker_cpu / result.moves * 1000:.2f}), "
-              f"load generator and relay sink {result.client_cpu / result.moves * 1000:.2f} ms")
+              f"load generator and relay sink {result.client_cpu / result.moves * 1000:.2f} ms"
+              + (f", PostgreSQL server {result.database_cpu / result.moves * 1000:.2f} ms"
+                 if result.database_cpu else ""))
         # The ceilings this run's CPU cost sets: every core busy all the time, and the
         # worker process (one transaction at a time) busy all the time.
-        per_move = (result.server_cpu + result.client_cpu) / result.moves
+        per_move = (result.server_cpu + result.client_cpu + result.database_cpu) / result.moves
         cores = os.cpu_count() or 1
         if per_move > 0 and result.worker_cpu > 0:
+            workers = result.processes
             print(f"  ceilings at this cost: {cores} cores / {per_move * 1000:.2f} ms = "
-                  f"{cores / per_move:.0f} moves/s; the worker process alone "
-                  f"{result.moves / result.worker_cpu:.0f} moves/s (busy "
-                  f"{result.worker_cpu / result.wall:.0%} of this run)")
+                  f"{cores / per_move:.0f} moves/s; the worker process"
+                  f"{'es' if workers > 1 else ''} alone "
+                  f"{workers * result.moves / result.worker_cpu:.0f} moves/s (busy "
+                  f"{result.worker_cpu / result.wall / workers:.0%} of this run)")
     if result.moves and result.thread_cpu:
         print("  server CPU per move by thread (user + system), ms:")
         for name, (user, system) in sorted(result.thread_cpu.items(),
@@ -755,7 +770,9 @@ def main() -> None:
                     if postgres is None:
                         postgres = start_postgres()
                     url = postgres.create_database("throughput")
-                result = run(backend, url, args, Path(tmp))
+                result = run(backend, url, args, Path(tmp),
+                             database_pid=postgres.process.pid
+                             if backend == "postgresql" and postgres.process else None)
                 report(result)
                 for line in targets(result, args):
                     print(f"  {line}")
