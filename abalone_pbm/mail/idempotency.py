@@ -34,7 +34,8 @@ from email.policy import compat32
 
 from .validation import clean_text, one_line
 
-__all__ = ["inbox_key", "raw_message_id", "clean_message_id", "envelope_identity"]
+__all__ = ["inbox_key", "raw_message_id", "clean_message_id", "envelope_identity",
+           "key_and_message_id"]
 
 _MESSAGE_ID_COLUMN = 255
 
@@ -51,16 +52,25 @@ def _raw_value(headers: Message, name: str) -> str | None:
     return None
 
 
-def raw_message_id(raw: bytes) -> str:
-    """The first Message-ID header exactly as sent, unfolded and blank-trimmed (or "")."""
-    value = _raw_value(_raw_headers(raw), "message-id")
+def raw_message_id(raw: bytes, headers: Message | None = None) -> str:
+    """The first Message-ID header exactly as sent, unfolded and blank-trimmed (or "");
+    ``headers``: the mail's headers when they are parsed already."""
+    value = _raw_value(_raw_headers(raw) if headers is None else headers, "message-id")
     return " ".join(value.split()) if value is not None else ""
 
 
-def clean_message_id(raw: bytes) -> str | None:
+def clean_message_id(raw: bytes, headers: Message | None = None) -> str | None:
     """The Message-ID as clean text that fits its column, for the admin (None: none)."""
-    text = one_line(raw_message_id(raw), limit=_MESSAGE_ID_COLUMN)
+    text = one_line(raw_message_id(raw, headers), limit=_MESSAGE_ID_COLUMN)
     return text or None
+
+
+def key_and_message_id(raw: bytes, envelope_from: str = "",
+                       envelope_to: Sequence[str] = ()) -> tuple[str, str | None]:
+    """``inbox_key`` and ``clean_message_id`` of one delivery, its headers parsed once."""
+    headers = _raw_headers(raw)
+    return (inbox_key(raw, envelope_from, envelope_to, headers),
+            clean_message_id(raw, headers))
 
 
 def envelope_identity(envelope_from: str) -> str:
@@ -80,9 +90,11 @@ def _utf8(text: str) -> bytes:
     return text.encode("utf-8", "surrogatepass")
 
 
-def inbox_key(raw: bytes, envelope_from: str = "", envelope_to: Sequence[str] = ()) -> str:
+def inbox_key(raw: bytes, envelope_from: str = "", envelope_to: Sequence[str] = (),
+              headers: Message | None = None) -> str:
     """The inbox's deduplication key of one delivery (see the module text)."""
-    headers = _raw_headers(raw)
+    if headers is None:
+        headers = _raw_headers(raw)
     sender = _utf8(envelope_identity(envelope_from))
     message_id = _raw_value(headers, "message-id")
     message_id = " ".join(message_id.split()) if message_id is not None else ""

@@ -16,7 +16,7 @@ from datetime import datetime
 from email.parser import BytesHeaderParser
 from email.policy import default as default_policy
 from email.utils import getaddresses
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from sqlalchemy import bindparam, select
 from sqlalchemy.exc import IntegrityError
@@ -25,7 +25,7 @@ from sqlalchemy.sql.expression import Executable
 
 from ..clock import Clock
 from ..db.models import InboxMail
-from .idempotency import clean_message_id, inbox_key
+from .idempotency import key_and_message_id
 from .validation import one_line
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -81,20 +81,16 @@ def _inbox_insert(dialect: str) -> Executable:
     return statement
 
 
-def store_inbox_id(
-    session: Session,
-    raw: bytes,
-    envelope_from: str,
-    envelope_to: list[str],
-    now: datetime,
-) -> tuple[int | None, bool]:
-    """``store_inbox`` for the listener: the row's id, without loading it as an object
-    (one INSERT built once; loading the row back cost several times the INSERT)."""
-    key = inbox_key(raw, envelope_from, envelope_to)
-    values = {
+def inbox_values(
+    raw: bytes, envelope_from: str, envelope_to: list[str], now: datetime
+) -> dict[str, Any]:
+    """The inbox row of one delivery (its headers are parsed here: ``GroupStore`` does
+    it before it waits for the write lock)."""
+    key, message_id = key_and_message_id(raw, envelope_from, envelope_to)
+    return {
         "received_at": now,
         "dedup_key": key,
-        "message_id": clean_message_id(raw),
+        "message_id": message_id,
         # Clean text that fits (an unusable sender is refused later, with a reason).
         "envelope_from": one_line(envelope_from, limit=320),
         "envelope_to": ",".join(one_line(address) for address in envelope_to),
@@ -102,6 +98,22 @@ def store_inbox_id(
         "status": "new",
         "attempts": 0,
     }
+
+
+def store_inbox_id(
+    session: Session,
+    raw: bytes,
+    envelope_from: str,
+    envelope_to: list[str],
+    now: datetime,
+    values: dict[str, Any] | None = None,
+) -> tuple[int | None, bool]:
+    """``store_inbox`` for the listener: the row's id, without loading it as an object
+    (one INSERT built once; loading the row back cost several times the INSERT).
+    ``values``: the row as ``inbox_values`` made it already."""
+    if values is None:
+        values = inbox_values(raw, envelope_from, envelope_to, now)
+    key = values["dedup_key"]
     dialect = session.get_bind().dialect.name
     stored: int | None
     if dialect in ("postgresql", "sqlite"):
@@ -148,6 +160,8 @@ class _Waiting:
     raw: bytes
     envelope_from: str
     envelope_to: list[str]
+    #: Its inbox row, made before the write lock is waited for (``inbox_values``).
+    values: dict[str, Any]
     done: bool = False
     result: tuple[int | None, bool] = (None, False)
     error: BaseException | None = None
@@ -178,7 +192,9 @@ class GroupStore:
     def __call__(
         self, raw: bytes, envelope_from: str, envelope_to: list[str]
     ) -> tuple[int | None, bool]:
-        mine = _Waiting(raw, envelope_from, list(envelope_to))
+        # Parsed here, in the caller's thread: not while the group holds the write lock.
+        mine = _Waiting(raw, envelope_from, list(envelope_to),
+                        inbox_values(raw, envelope_from, list(envelope_to), self.clock.now()))
         with self._lock:
             self._waiting.append(mine)
             while not mine.done:
@@ -202,10 +218,10 @@ class GroupStore:
         results: list[tuple[int | None, bool]] = []
         try:
             with self.database.write() as session:
-                now = self.clock.now()
                 for one in group:
                     results.append(store_inbox_id(session, one.raw, one.envelope_from,
-                                                  one.envelope_to, now))
+                                                  one.envelope_to, one.values["received_at"],
+                                                  values=one.values))
         except Exception as error:
             if len(group) == 1:
                 group[0].error, group[0].done = error, True
