@@ -187,7 +187,7 @@ class Server:
         try:
             self.listener = start_listener(
                 self.settings,
-                make_store(self.database, self.clock),
+                make_store(self.database, self.clock, delegate=self._store_delegate()),
                 make_accepts(self.settings),
                 notify=self._wake_worker,
             )
@@ -216,6 +216,13 @@ class Server:
         if self.tick is not None:
             self._spawn("clock", self._run_clock)
         self._announce()
+
+    def _store_delegate(self) -> Callable[[list[dict[str, Any]]],
+                                          list[tuple[int | None, bool]] | None] | None:
+        """On SQLite with a worker process, the one writer stores the mails too."""
+        if self.linked is None or not self.database.is_sqlite:
+            return None
+        return self.linked.store_mails
 
     def stop(self) -> None:
         """Stop accepting mail, let the worker finish the mails it holds, then the

@@ -143,20 +143,22 @@ def _service_worker(settings: Settings, database: Database, handle: Handle, cloc
 
 
 def _work_linked(args: argparse.Namespace) -> int:
-    """``work --linked R,W,OWNER``: the worker process a ``serve`` started (see
-    ``abalone_pbm.worker_process``; R and W are its pipes, OWNER its sender's name)."""
+    """``work --linked R,W,I,OWNER``: the worker process a ``serve`` started (see
+    ``abalone_pbm.worker_process``; R and W are its pipes, I the socket of mails to
+    store, OWNER its sender's name)."""
     from ..clock import SystemClock
     from ..server import SWITCH_INTERVAL, _service_hooks, open_database
     from ..worker import group_most_for
-    from ..worker_process import Link, PipeHandoff, SentRecords
+    from ..worker_process import IntakeRecords, Link, PipeHandoff, RidesAlong, SentRecords
 
-    wake_fd, news_fd, owner = (args.linked.split(",", 2) + ["", ""])[:3]
-    if not (wake_fd.isdigit() and news_fd.isdigit() and owner):
+    wake_fd, news_fd, intake_fd, owner = (args.linked.split(",", 3) + ["", "", ""])[:4]
+    if not (wake_fd.isdigit() and news_fd.isdigit() and intake_fd.isdigit() and owner):
         print("abalone-pbm work: --linked is for the worker process that serve starts "
-              "(R,W,OWNER: its two pipes and its sender's name)", file=sys.stderr)
+              "(R,W,I,OWNER: its two pipes, its socket and its sender's name)",
+              file=sys.stderr)
         return 2
     stop, wake = threading.Event(), threading.Event()
-    link = Link(int(wake_fd), int(news_fd), stop, wake)
+    link = Link(int(wake_fd), int(news_fd), stop, wake, int(intake_fd))
     link.install_signals()
     sys.setswitchinterval(SWITCH_INTERVAL)
     settings = load(args)
@@ -166,7 +168,10 @@ def _work_linked(args: argparse.Namespace) -> int:
     worker = _service_worker(settings, database, handle, clock,
                              handoff=PipeHandoff(link, owner, clock.now),
                              robot_turns=link.robot_turns, group_most=group_most_for(database),
-                             ride_along=SentRecords(link) if database.is_sqlite else None)
+                             # On SQLite the one writer also stores what serve received
+                             # and records what it sent (worker_process).
+                             ride_along=RidesAlong(IntakeRecords(link), SentRecords(link))
+                             if database.is_sqlite else None)
     link.start()
     try:
         worker.run_forever(stop, wake)
@@ -254,7 +259,7 @@ def register(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None
     )
     work.add_argument("--once", action="store_true",
                       help="process what is waiting, then exit")
-    work.add_argument("--linked", metavar="R,W,OWNER", help=argparse.SUPPRESS)
+    work.add_argument("--linked", metavar="R,W,I,OWNER", help=argparse.SUPPRESS)
     add_common(work)
     work.set_defaults(handler=cmd_work)
 

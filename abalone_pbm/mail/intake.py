@@ -179,9 +179,16 @@ class GroupStore:
     mail after another would each pay in turn.
     """
 
-    def __init__(self, database: Database, clock: Clock, *, most: int = 64) -> None:
+    def __init__(self, database: Database, clock: Clock, *, most: int = 64,
+                 delegate: Callable[[list[dict[str, Any]]],
+                                    list[tuple[int | None, bool]] | None] | None = None
+                 ) -> None:
         self.database = database
         self.clock = clock
+        #: Stores a group's rows elsewhere (``serve``'s worker process on SQLite:
+        #: ``WorkerProcess.store_mails``) and says how it went; None: it could not,
+        #: the group is stored here.
+        self.delegate = delegate
         #: The most mails committed in one transaction.
         self.most = most
         self._waiting: list[_Waiting] = []
@@ -215,6 +222,14 @@ class GroupStore:
         return mine.result
 
     def _commit(self, group: list[_Waiting]) -> None:
+        if self.delegate is not None:
+            stored = self.delegate([one.values for one in group])
+            if stored is not None and len(stored) == len(group):
+                self._done(group, stored)
+                return
+        self._store_here(group)
+
+    def _store_here(self, group: list[_Waiting]) -> None:
         results: list[tuple[int | None, bool]] = []
         try:
             with self.database.write() as session:
@@ -228,12 +243,16 @@ class GroupStore:
                 return
             # One mail that cannot be stored must not fail the others: each alone.
             for one in group:
-                self._commit([one])
+                self._store_here([one])
             return
         except BaseException as error:
             for one in group:
                 one.error, one.done = error, True
             raise
+        self._done(group, results)
+
+    @staticmethod
+    def _done(group: list[_Waiting], results: list[tuple[int | None, bool]]) -> None:
         for one, result in zip(group, results):
             one.result, one.done = result, True
             mail_id, created = result
@@ -246,11 +265,13 @@ class GroupStore:
 
 
 def make_store(
-    database: Database, clock: Clock
+    database: Database, clock: Clock,
+    delegate: Callable[[list[dict[str, Any]]], list[tuple[int | None, bool]] | None]
+    | None = None,
 ) -> Callable[[bytes, str, list[str]], tuple[int | None, bool]]:
     """The blocking ``store(raw, mail_from, rcpt_tos)`` the listener runs in a thread
     (mails arriving together are committed together, see ``GroupStore``)."""
-    return GroupStore(database, clock)
+    return GroupStore(database, clock, delegate=delegate)
 
 
 def split_from_line(raw: bytes) -> tuple[bytes, str | None]:

@@ -1,7 +1,9 @@
-"""``serve``'s worker process records what ``serve``'s sender sent (SQLite): in its next
-transaction, confirmed to ``serve`` after the commit; a record it does not confirm in
-time, or at all because it died, is written by the sender itself, and recording a mail
-as sent twice changes nothing. Through a real ``abalone-pbm work --linked`` child."""
+"""On SQLite ``serve``'s worker process is the one writer: it stores the mails
+``serve``'s listener received and records what ``serve``'s sender sent, in its next
+transaction, and confirms them after the commit. What it does not confirm in time, or
+at all because it died, ``serve`` writes itself: a mail stored meanwhile is found
+stored, and recording a mail as sent twice changes nothing. Through a real
+``abalone-pbm work --linked`` child."""
 
 from __future__ import annotations
 
@@ -12,10 +14,11 @@ import time
 from datetime import timedelta
 
 import pytest
-from mail_helpers import wait_for
+from mail_helpers import OURS, person_mail, wait_for
 from sqlalchemy import select
 
-from abalone_pbm.db.models import OutboxMail
+from abalone_pbm.db.models import InboxMail, OutboxMail
+from abalone_pbm.mail.intake import GroupStore, inbox_values
 from abalone_pbm.db.repository import HANDOFF, Handoff, enqueue_outbox
 from abalone_pbm.mail.compose import compose
 from abalone_pbm.mail.sender import LEASE
@@ -127,3 +130,69 @@ def test_the_link_reads_wakes_and_records_split_anywhere():
     finally:
         for fd in (wake_write, news_read, news_write):
             os.close(fd)
+
+
+def _rows(clock, *numbers: int) -> list[dict]:
+    return [inbox_values(person_mail(n), "fred@example.net", [OURS], clock.now())
+            for n in numbers]
+
+
+def _inbox_ids(database) -> list[int]:
+    with database.read() as session:
+        return list(session.scalars(select(InboxMail.id).order_by(InboxMail.id)))
+
+
+@pytest.mark.parametrize("backend", ["sqlite"])
+def test_the_worker_stores_the_mails_the_listener_received(database, clock, worker_process):
+    stored = worker_process.store_mails(_rows(clock, 1, 2))
+    assert stored is not None and [created for _id, created in stored] == [True, True]
+    assert _inbox_ids(database) == [mail_id for mail_id, _created in stored]
+    # The same delivery again (an MTA that lost our 250): found, not stored twice.
+    assert worker_process.store_mails(_rows(clock, 2)) == [(stored[1][0], False)]
+    assert len(_inbox_ids(database)) == 2
+
+
+@pytest.mark.parametrize("backend", ["sqlite"])
+def test_mails_the_worker_does_not_confirm_in_time_are_stored_by_the_listener(
+        database, clock, worker_process):
+    process = worker_process.process
+    os.kill(process.pid, signal.SIGSTOP)
+    try:
+        store = GroupStore(database, clock,
+                           delegate=lambda rows: worker_process.store_mails(rows, wait=0.5))
+        started = time.monotonic()
+        mail_id, created = store(person_mail(3), "fred@example.net", [OURS])
+        assert created and time.monotonic() - started < 5
+        assert _inbox_ids(database) == [mail_id]
+    finally:
+        os.kill(process.pid, signal.SIGCONT)
+    # The worker, awake, finds it stored already: one row.
+    assert worker_process.store_mails(_rows(clock, 3)) == [(mail_id, False)]
+    assert _inbox_ids(database) == [mail_id]
+
+
+@pytest.mark.parametrize("backend", ["sqlite"])
+def test_a_mail_too_large_for_the_link_is_left_to_the_listener_at_once(
+        database, clock, worker_process):
+    huge = person_mail(4) + b"x" * (32 << 20)
+    rows = [inbox_values(huge, "fred@example.net", [OURS], clock.now())]
+    started = time.monotonic()
+    assert worker_process.store_mails(rows) is None
+    assert time.monotonic() - started < 2
+    assert worker_process.store_mails(_rows(clock, 5)) is not None  # the link still works
+
+
+@pytest.mark.parametrize("backend", ["sqlite"])
+def test_a_worker_that_dies_fails_the_mails_it_was_given_at_once(
+        database, clock, worker_process):
+    process = worker_process.process
+    os.kill(process.pid, signal.SIGSTOP)
+    answers: list[object] = []
+    waiting = threading.Thread(
+        target=lambda: answers.append(worker_process.store_mails(_rows(clock, 6), wait=60)))
+    waiting.start()
+    time.sleep(0.3)
+    started = time.monotonic()
+    os.kill(process.pid, signal.SIGKILL)
+    waiting.join(20)
+    assert answers == [None] and time.monotonic() - started < 15
