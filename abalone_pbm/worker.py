@@ -270,6 +270,10 @@ class Worker:
                 if missing:
                     soon.update(self.passwords.check_soon(missing))
                 self._check_ahead(wanted.mail_id, soon)
+                if not all(future.done() for future in soon.values()):
+                    # What rides along (mails waiting to be stored) does not wait for
+                    # the checks: it is written now, in a transaction of its own.
+                    self._ride_alone()
                 for pair, future in soon.items():
                     answers[pair] = future.result()
         raise AssertionError("unreachable")  # pragma: no cover
@@ -437,6 +441,21 @@ class Worker:
             assert follower is not None
             outcomes.append((follower.id, outcome))
         return grouped
+
+    def _ride_alone(self) -> None:
+        """A transaction of what rides along only (nothing if nothing waits)."""
+        if self.ride_along is None:
+            return
+        riding: object | None = None
+        try:
+            with self.database.write() as session:
+                riding = self.ride_along.write(session)
+        except Exception as error:
+            self._rode(riding, committed=False)
+            log.error("worker: could not write what rode along: %s",
+                      error_summary(error, limit=300))
+            return
+        self._rode(riding, committed=True)
 
     def _rode(self, riding: object | None, *, committed: bool) -> None:
         """Tell ``ride_along`` how the transaction it wrote in ended."""

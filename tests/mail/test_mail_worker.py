@@ -320,3 +320,60 @@ def test_writes_ride_along_with_the_mail_and_roll_back_with_it(
     assert worker.run_once() is True  # an attempt that failed
     assert rides.ended == [("committed", 1), ("committed", 2), ("rolled back", 3)]
     assert _rides(database) == ["ride 1", "ride 2"]
+
+
+class _SlowChecks:
+    """Password checks that take ``seconds`` (as argon2 does under load): every mail
+    names one password, checked in a thread of its own."""
+
+    def __init__(self, seconds: float) -> None:
+        from concurrent.futures import ThreadPoolExecutor
+
+        self.seconds = seconds
+        self.pool = ThreadPoolExecutor(2)
+        self.finished: list[float] = []
+
+    def wanted(self, session, mail, message, budget=None):
+        return [("fred", f"secret-{mail.id}")]
+
+    def check_soon(self, pairs):
+        import time as clock
+
+        def check() -> bool:
+            clock.sleep(self.seconds)
+            self.finished.append(clock.monotonic())
+            return True
+
+        return {pair: self.pool.submit(check) for pair in pairs}
+
+    def known(self, answers):
+        from contextlib import nullcontext
+
+        return nullcontext()
+
+
+def test_what_rides_along_does_not_wait_for_a_password_check(
+        database, make_settings, clock, echo):
+    """Mails waiting to be stored (serve's listener, through the worker) are written
+    while the worker waits for a mail's password check, not after it."""
+    import time as clock_time
+
+    class Stamped(_NoteRides):
+        def __init__(self) -> None:
+            super().__init__()
+            self.committed_at: list[float] = []
+
+        def committed(self, written):
+            super().committed(written)
+            self.committed_at.append(clock_time.monotonic())
+
+    rides, checks = Stamped(), _SlowChecks(0.5)
+    worker = Worker(database, make_settings(), clock, echo, ride_along=rides,
+                    passwords=checks, look_ahead=0)
+    _store(database, clock, person_mail(1))
+    assert worker.run_once() is True
+    # The mail's first transaction leaves for the check (its ride rolled back), the
+    # ride is written alone at once, then the mail is processed with the next one.
+    assert rides.ended == [("rolled back", 1), ("committed", 2), ("committed", 3)]
+    assert rides.committed_at[0] < checks.finished[0]  # written before the check ended
+    assert [m.status for m in _inbox(database)] == ["done"]
