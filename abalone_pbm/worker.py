@@ -354,11 +354,10 @@ class Worker:
         outcomes: list[tuple[int, str]] = []
         grouped = False  # whether a second mail was taken into the transaction
         self.drained = False
-        riding: object | None = None
+        riding: list[object] = []  # what rode along, for ride_along to be told the end
         try:
             with self.database.write() as session:
-                if self.ride_along is not None:
-                    riding = self.ride_along.write(session)
+                self._ride(session, riding)
                 if self.handoff is not None:
                     owner, until = self.handoff.handoff_lease()
                     handoff = Handoff(owner, until, [])
@@ -368,7 +367,8 @@ class Worker:
                     first_id = mail.id
                     started = time.monotonic()
                     outcomes.append((mail.id, self._process(session, mail, answers, may_leave)))
-                    grouped = self._take_followers(session, handoff, outcomes, most, started)
+                    grouped = self._take_followers(session, handoff, outcomes, most, started,
+                                                   riding)
                     robot_boards = session.info.get(ROBOT_TURNS, robot_boards)
         except _CheckFirst:
             self._rode(riding, committed=False)
@@ -403,15 +403,18 @@ class Worker:
         return len(outcomes)
 
     def _take_followers(self, session: Session, handoff: Handoff | None,
-                        outcomes: list[tuple[int, str]], most: int, started: float) -> bool:
+                        outcomes: list[tuple[int, str]], most: int, started: float,
+                        riding: list[object]) -> bool:
         """More waiting mails into the group's transaction, each in a savepoint of its
-        own (see ``run_group``); their outcomes are added to ``outcomes``. Returns
+        own (see ``run_group``); their outcomes are added to ``outcomes``. What rides
+        along is taken before each (mails stored meanwhile join the group). Returns
         whether a second mail was tried."""
         from .db.repository import claim_next_inbox
 
         grouped = False
         while len(outcomes) < most and time.monotonic() - started < self.group_seconds:
             grouped = True
+            self._ride(session, riding)
             # Rows a rolled-back mail wrote must not reach the sender.
             handed = len(handoff.rows) if handoff is not None else 0
             follower: InboxMail | None = None
@@ -446,10 +449,10 @@ class Worker:
         """A transaction of what rides along only (nothing if nothing waits)."""
         if self.ride_along is None:
             return
-        riding: object | None = None
+        riding: list[object] = []
         try:
             with self.database.write() as session:
-                riding = self.ride_along.write(session)
+                self._ride(session, riding)
         except Exception as error:
             self._rode(riding, committed=False)
             log.error("worker: could not write what rode along: %s",
@@ -457,18 +460,26 @@ class Worker:
             return
         self._rode(riding, committed=True)
 
-    def _rode(self, riding: object | None, *, committed: bool) -> None:
+    def _ride(self, session: Session, riding: list[object]) -> None:
+        """Let ``ride_along`` write what waits, in this transaction."""
+        if self.ride_along is not None:
+            written = self.ride_along.write(session)
+            if written is not None:
+                riding.append(written)
+
+    def _rode(self, riding: list[object], *, committed: bool) -> None:
         """Tell ``ride_along`` how the transaction it wrote in ended."""
-        if riding is None or self.ride_along is None:
+        if self.ride_along is None:
             return
-        try:
-            if committed:
-                self.ride_along.committed(riding)
-            else:
-                self.ride_along.rolled_back(riding)
-        except Exception as error:
-            log.error("worker: could not report the writes that rode along: %s",
-                      error_summary(error, limit=300))
+        for written in riding:
+            try:
+                if committed:
+                    self.ride_along.committed(written)
+                else:
+                    self.ride_along.rolled_back(written)
+            except Exception as error:
+                log.error("worker: could not report the writes that rode along: %s",
+                          error_summary(error, limit=300))
 
     def _process(
         self, session: Session, mail: InboxMail, answers: dict[tuple[str, str], bool],
