@@ -95,18 +95,26 @@ def test_a_record_the_worker_does_not_confirm_in_time_is_left_to_the_sender(
 def test_a_worker_that_dies_fails_the_records_it_was_given_at_once(
         database, clock, worker_process):
     (row,) = _leased_rows(database, clock, 1)
+    answer = _asked_of_a_worker_that_dies(
+        worker_process, lambda: worker_process.record_sent([row], clock.now(), wait=60))
+    assert answer is False
+    assert _statuses(database)[row] == ("pending", OWNER)  # for the sender to record
+
+
+def _asked_of_a_worker_that_dies(worker_process, ask):  # type: ignore[no-untyped-def]
+    """What ``ask()`` answers when the worker, frozen while it is asked, is killed: at
+    once, not when the wait is over."""
     process = worker_process.process
-    os.kill(process.pid, signal.SIGSTOP)  # it takes the record, and never answers
-    answers: list[bool] = []
-    waiting = threading.Thread(
-        target=lambda: answers.append(worker_process.record_sent([row], clock.now(), wait=60)))
+    os.kill(process.pid, signal.SIGSTOP)  # it is asked, and never answers
+    answers: list[object] = []
+    waiting = threading.Thread(target=lambda: answers.append(ask()))
     waiting.start()
     time.sleep(0.3)
     started = time.monotonic()
     os.kill(process.pid, signal.SIGKILL)
     waiting.join(20)
-    assert answers == [False] and time.monotonic() - started < 15
-    assert _statuses(database)[row] == ("pending", OWNER)  # for the sender to record
+    assert len(answers) == 1 and time.monotonic() - started < 15
+    return answers[0]
 
 
 def test_the_link_reads_wakes_and_records_split_anywhere():
@@ -185,14 +193,7 @@ def test_a_mail_too_large_for_the_link_is_left_to_the_listener_at_once(
 @pytest.mark.parametrize("backend", ["sqlite"])
 def test_a_worker_that_dies_fails_the_mails_it_was_given_at_once(
         database, clock, worker_process):
-    process = worker_process.process
-    os.kill(process.pid, signal.SIGSTOP)
-    answers: list[object] = []
-    waiting = threading.Thread(
-        target=lambda: answers.append(worker_process.store_mails(_rows(clock, 6), wait=60)))
-    waiting.start()
-    time.sleep(0.3)
-    started = time.monotonic()
-    os.kill(process.pid, signal.SIGKILL)
-    waiting.join(20)
-    assert answers == [None] and time.monotonic() - started < 15
+    answer = _asked_of_a_worker_that_dies(
+        worker_process, lambda: worker_process.store_mails(_rows(clock, 6), wait=60))
+    assert answer is None
+    assert _inbox_ids(database) == []  # for the listener to store
