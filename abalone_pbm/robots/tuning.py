@@ -357,10 +357,16 @@ def local_search(
         if report is not None:
             report(text)
 
-    train_problem = build_problem(train, current, use_qsearch, limit_weight)
-    test_problem = build_problem(test, current, use_qsearch, limit_weight)
-    start_train = loss(train_problem, current, scale)
-    start_test = loss(test_problem, current, scale)
+    def problems(weights: dict[str, int]) -> tuple[Problem, Problem]:
+        """The training and held-out positions, valued as the search sees them."""
+        return (build_problem(train, weights, use_qsearch, limit_weight),
+                build_problem(test, weights, use_qsearch, limit_weight))
+
+    def losses(weights: dict[str, int]) -> tuple[float, float]:
+        return loss(train_problem, weights, scale), loss(test_problem, weights, scale)
+
+    train_problem, test_problem = problems(current)
+    start_train, start_test = losses(current)
     say(f"start: train loss {start_train:.5f}, held-out {start_test:.5f} "
         f"({len(train_problem)} / {len(test_problem)} positions, K {scale:.0f})")
     best_weights, best_test, best_train = dict(current), start_test, start_train
@@ -386,11 +392,9 @@ def local_search(
                     current, vals, base = trial, trial_vals, score
                     changed += 1
                     break
-        if use_qsearch:
-            train_problem = build_problem(train, current, True, limit_weight)
-            test_problem = build_problem(test, current, True, limit_weight)
-        train_loss = loss(train_problem, current, scale)
-        test_loss = loss(test_problem, current, scale)
+        if use_qsearch:  # the quiescence leaves move with the weights
+            train_problem, test_problem = problems(current)
+        train_loss, test_loss = losses(current)
         say(f"pass {passes} (step {step}): {changed} changes, train loss {train_loss:.5f}, "
             f"held-out {test_loss:.5f}")
         if test_loss < best_test:
