@@ -156,9 +156,10 @@ class _CheckFirst(Exception):
 
 class RideAlong(Protocol):
     """Writes another part of the server asks the worker to make in its next transaction
-    (``serve``'s sender, recording what it sent: ``worker_process.SentRecords``), so
-    that they cost no write transaction of their own. ``write`` is called at the start
-    of each of the worker's transactions and returns what it wrote (None: nothing);
+    (``serve``'s listener and sender: ``worker_process.ServeRequests``), so that they
+    cost no write transaction of their own. ``write`` is called at the start of each of
+    the worker's transactions, and before each further mail of a group, and returns
+    what it wrote (None: nothing);
     after the transaction, ``committed`` or ``rolled_back`` is told which."""
 
     def write(self, session: Session) -> object | None: ...

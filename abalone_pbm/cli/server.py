@@ -144,21 +144,21 @@ def _service_worker(settings: Settings, database: Database, handle: Handle, cloc
 
 def _work_linked(args: argparse.Namespace) -> int:
     """``work --linked R,W,I,OWNER``: the worker process a ``serve`` started (see
-    ``abalone_pbm.worker_process``; R and W are its pipes, I the socket of mails to
-    store, OWNER its sender's name)."""
+    ``abalone_pbm.worker_process``; R and W are its pipes, I the socket of
+    ``serve``'s requests, OWNER its sender's name)."""
     from ..clock import SystemClock
     from ..server import SWITCH_INTERVAL, _service_hooks, open_database
     from ..worker import group_most_for
-    from ..worker_process import IntakeRecords, Link, PipeHandoff, RidesAlong, SentRecords
+    from ..worker_process import Link, PipeHandoff, ServeRequests
 
-    wake_fd, news_fd, intake_fd, owner = (args.linked.split(",", 3) + ["", "", ""])[:4]
-    if not (wake_fd.isdigit() and news_fd.isdigit() and intake_fd.isdigit() and owner):
+    wake_fd, news_fd, requests_fd, owner = (args.linked.split(",", 3) + ["", "", ""])[:4]
+    if not (wake_fd.isdigit() and news_fd.isdigit() and requests_fd.isdigit() and owner):
         print("abalone-pbm work: --linked is for the worker process that serve starts "
               "(R,W,I,OWNER: its two pipes, its socket and its sender's name)",
               file=sys.stderr)
         return 2
     stop, wake = threading.Event(), threading.Event()
-    link = Link(int(wake_fd), int(news_fd), stop, wake, int(intake_fd))
+    link = Link(int(wake_fd), int(news_fd), stop, wake, int(requests_fd))
     link.install_signals()
     sys.setswitchinterval(SWITCH_INTERVAL)
     settings = load(args)
@@ -170,8 +170,7 @@ def _work_linked(args: argparse.Namespace) -> int:
                              robot_turns=link.robot_turns, group_most=group_most_for(database),
                              # On SQLite the one writer also stores what serve received
                              # and records what it sent (worker_process).
-                             ride_along=RidesAlong(IntakeRecords(link), SentRecords(link))
-                             if database.is_sqlite else None)
+                             ride_along=ServeRequests(link) if database.is_sqlite else None)
     link.start()
     try:
         worker.run_forever(stop, wake)

@@ -34,6 +34,8 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = [
     "store_inbox",
     "store_inbox_id",
+    "inbox_values",
+    "insert_inbox_row",
     "store_mail",
     "make_store",
     "GroupStore",
@@ -113,6 +115,12 @@ def store_inbox_id(
     ``values``: the row as ``inbox_values`` made it already."""
     if values is None:
         values = inbox_values(raw, envelope_from, envelope_to, now)
+    return insert_inbox_row(session, values)
+
+
+def insert_inbox_row(session: Session, values: dict[str, Any]) -> tuple[int | None, bool]:
+    """Store the inbox row ``inbox_values`` made: (its id, True), or (the id of the row
+    stored already with its deduplication key, False)."""
     key = values["dedup_key"]
     dialect = session.get_bind().dialect.name
     stored: int | None

@@ -22,7 +22,7 @@ from abalone_pbm.mail.intake import GroupStore, inbox_values
 from abalone_pbm.db.repository import HANDOFF, Handoff, enqueue_outbox
 from abalone_pbm.mail.compose import compose
 from abalone_pbm.mail.sender import LEASE
-from abalone_pbm.worker_process import Link, WorkerProcess, _frame
+from abalone_pbm.worker_process import Link, WorkerProcess
 
 OWNER = "serve-under-test"
 
@@ -117,26 +117,33 @@ def _asked_of_a_worker_that_dies(worker_process, ask):  # type: ignore[no-untype
     return answers[0]
 
 
-def test_the_link_reads_wakes_and_records_split_anywhere():
-    """The wake pipe carries single wake bytes and framed records; a read may end
-    anywhere inside either."""
+def test_the_link_takes_requests_whole_and_in_order_and_wakes_for_each():
+    """Wake bytes come over a pipe; serve's requests over a socket that keeps each
+    message whole, however large; the pipe's end stops the worker."""
+    import pickle
+    import socket
+
     wake_read, wake_write = os.pipe()
     news_read, news_write = os.pipe()
+    serve_end, worker_end = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
     stop, wake = threading.Event(), threading.Event()
-    link = Link(wake_read, news_write, stop, wake)
+    link = Link(wake_read, news_write, stop, wake, worker_end.detach())
     link.start()
-    records = [(1, "now", [11, 12]), (2, "later", list(range(300)))]
-    stream = b"w" + b"s" + _frame("sent", records[0]) + b"ww" + b"s" + _frame("sent", records[1])
+    requests = [(1, "sent", ("now", [11, 12])), (2, "sent", ("later", list(range(3000))))]
     try:
-        for byte in range(len(stream)):
-            os.write(wake_write, stream[byte:byte + 1])
-        wait_for(lambda: len(link._sent) == 2)
-        assert link.take_sent() == records
-        assert wake.is_set() and not stop.is_set()
-        os.write(wake_write, b"?")  # not a message of serve's: the link gives up
+        for byte in b"www":
+            os.write(wake_write, bytes([byte]))
+        assert wake.wait(10)
+        for request in requests:
+            serve_end.send(pickle.dumps(request))
+        wait_for(lambda: len(link._waiting) == 2)
+        assert link.take_requests() == requests and link.take_requests() == []
+        assert not stop.is_set()
+        os.close(wake_write)  # serve is gone: the worker stops
         assert stop.wait(10)
     finally:
-        for fd in (wake_write, news_read, news_write):
+        serve_end.close()
+        for fd in (news_read, news_write):
             os.close(fd)
 
 
