@@ -159,13 +159,18 @@ class Server:
         #: The worker: a thread of this process, or its own process (``linked``).
         self.worker: Worker | None = None
         self.linked: WorkerProcess | None = None
+        #: Stores the listener's mails in another process's transactions (None: here).
+        self.store_elsewhere: Callable[[list[dict[str, Any]]],
+                                       list[tuple[int | None, bool]] | None] | None = None
         if self.worker_process:
             self.linked = WorkerProcess(
                 owner=self.sender.owner, on_rows=self.sender.hand_over,
                 on_robot_boards=self._robot_turns, on_lost=self.sender.release_orphans,
                 stop_event=self.stop_event, settings=self.settings)
             if self.database.is_sqlite:
-                # One writer at a time: the worker's transactions record what was sent.
+                # One writer at a time: the worker process stores what the listener
+                # receives and records what the sender sent (worker_process).
+                self.store_elsewhere = self.linked.store_mails
                 self.sender.record_sent_elsewhere = self.linked.record_sent
         else:
             self.worker = Worker(
@@ -187,7 +192,7 @@ class Server:
         try:
             self.listener = start_listener(
                 self.settings,
-                make_store(self.database, self.clock, delegate=self._store_delegate()),
+                make_store(self.database, self.clock, delegate=self.store_elsewhere),
                 make_accepts(self.settings),
                 notify=self._wake_worker,
             )
@@ -216,13 +221,6 @@ class Server:
         if self.tick is not None:
             self._spawn("clock", self._run_clock)
         self._announce()
-
-    def _store_delegate(self) -> Callable[[list[dict[str, Any]]],
-                                          list[tuple[int | None, bool]] | None] | None:
-        """On SQLite with a worker process, the one writer stores the mails too."""
-        if self.linked is None or not self.database.is_sqlite:
-            return None
-        return self.linked.store_mails
 
     def stop(self) -> None:
         """Stop accepting mail, let the worker finish the mails it holds, then the
