@@ -30,9 +30,9 @@ at once no longer wait for one check after another.
 With a ``handoff`` (``serve``: the sender of the same process) the replies a mail
 causes are written already leased to that sender and handed to it right after the
 commit, so it sends them at once without a transaction of its own to find them. With
-a ``ride_along`` another part's small writes go into the worker's next transaction
-(``serve``'s worker process on SQLite: what its sender sent), saving that part a write
-transaction of its own while the worker holds the one write lock.
+a ``ride_along`` another part's writes go into the worker's transactions (``serve``'s
+worker process on SQLite: the mails its listener received, what its sender sent),
+saving that part a write transaction of its own while the worker holds the one lock.
 """
 
 from __future__ import annotations
@@ -159,8 +159,8 @@ class RideAlong(Protocol):
     (``serve``'s listener and sender: ``worker_process.ServeRequests``), so that they
     cost no write transaction of their own. ``write`` is called at the start of each of
     the worker's transactions, and before each further mail of a group, and returns
-    what it wrote (None: nothing);
-    after the transaction, ``committed`` or ``rolled_back`` is told which."""
+    what it wrote (None: nothing); after the transaction, ``committed`` or
+    ``rolled_back`` is told which."""
 
     def write(self, session: Session) -> object | None: ...
 
