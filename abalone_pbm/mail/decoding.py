@@ -6,6 +6,7 @@ from __future__ import annotations
 import codecs
 import email.message
 import re
+from dataclasses import dataclass
 from html.parser import HTMLParser
 
 from .validation import clean_text
@@ -163,6 +164,37 @@ def _unflow(text: str, delsp: bool) -> str:
     if pending is not None:
         out.append(">" * pending_depth + (" " if pending_depth else "") + pending)
     return "\n".join(out)
+
+
+@dataclass(frozen=True)
+class BodyTexts:
+    """The two readings of a mail's body, each ``None`` when the mail has no such part."""
+
+    plain: str | None  # first text/plain part (not an attachment), decoded, clean_text'ed
+    html: str | None  # first text/html part converted by html_to_text, clean_text'ed
+
+
+def extract_body_texts(msg: email.message.Message) -> BodyTexts:
+    """The first text/plain and the first text/html part that are not attachments, each
+    decoded and cleaned (the HTML one turned into text with :func:`html_to_text`)."""
+    plain: str | None = None
+    markup: str | None = None
+    for part in msg.walk():
+        if part.is_multipart():
+            continue
+        if part.get_content_disposition() == "attachment":
+            continue
+        ctype = part.get_content_type()
+        if ctype == "text/plain" and plain is None:
+            plain = _decode_part(part)
+        elif ctype == "text/html" and markup is None:
+            markup = _decode_part(part)
+        if plain is not None and markup is not None:
+            break
+    return BodyTexts(
+        plain=None if plain is None else clean_text(plain, keep_newlines=True),
+        html=None if markup is None else clean_text(html_to_text(markup), keep_newlines=True),
+    )
 
 
 def extract_body_text(msg: email.message.Message) -> str:

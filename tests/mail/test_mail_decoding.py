@@ -7,7 +7,7 @@ import email
 from email import policy
 from email.message import EmailMessage
 
-from abalone_pbm.mail.decoding import extract_body_text, html_to_text
+from abalone_pbm.mail.decoding import BodyTexts, extract_body_text, extract_body_texts, html_to_text
 from abalone_pbm.protocol.reply import ReplyAction, parse_reply_body
 
 
@@ -93,3 +93,19 @@ def test_unknown_charset_does_not_crash() -> None:
         "Content-Type: text/plain; charset=x-no-such-charset\n\nresign\n"
     )
     assert extract_body_text(message).strip() == "resign"
+
+
+def test_body_texts_give_both_readings() -> None:
+    message = EmailMessage()
+    message["Subject"] = "x"
+    message.set_content("resign\n")
+    message.add_alternative("<p>c5,d5</p><blockquote>old</blockquote>", subtype="html")
+    texts = extract_body_texts(message)
+    assert texts == BodyTexts(plain="resign\n", html="c5,d5\n\n> old\n")
+
+
+def test_body_texts_of_a_mail_without_text_parts() -> None:
+    message = EmailMessage()
+    message["Subject"] = "x"
+    message.set_content(b"\x00\x01", maintype="application", subtype="octet-stream")
+    assert extract_body_texts(message) == BodyTexts(plain=None, html=None)
