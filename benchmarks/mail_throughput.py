@@ -2,20 +2,29 @@
 
     python benchmarks/mail_throughput.py [--backend sqlite|postgresql|both] [--games N]
                                          [--moves M] [--concurrency C] [--pipelined]
-                                         [--via command|reply] [--robot-games K [--robot NAME]]
+                                         [--via reply|command]
+                                         [--reply-shape gmail|bare-headers|bare]
+                                         [--robot-games K [--robot NAME]]
 
 For each backend this starts a relay sink (aiosmtpd, in this process) and a real
 ``abalone-pbm serve`` process (``python -m abalone_pbm serve`` in a temporary
 directory, with ABALONE_PBM_LISTEN / ABALONE_PBM_RELAY / ABALONE_PBM_DATABASE_URL),
 signs up 2N players and starts N games by SMTP, then plays M moves spread evenly
-over the games. Every move is a real mail ``abalone move <board> <userid>
-<password> <move>`` (the move chosen with the rules core, each game's board tracked
+over the games (each move chosen with the rules core, each game's board tracked
 here), sent by one of C SMTP clients, each with a connection of its own that it
 keeps open. A client takes a game whose turn it is, sends its move and waits for
 the answer before taking the next (at most C moves in flight, one per game); with
 ``--pipelined`` it does not wait (up to N moves in flight, queued in the inbox).
-``--via reply`` sends each move as a reply to the board mail's reply address instead
-(the move on the first line; no password, so no argon2 check).
+
+By default a move is what players send: a reply to the board mail that told the
+mover of the last move, sent to that mail's reply address, written as Gmail writes
+it (``--reply-shape gmail``, see ``reply_shapes.py``): the move on the first line,
+the attribution and the whole board mail quoted below it in a text part and an HTML
+part, ``In-Reply-To``/``References`` and Gmail's trace headers. ``--reply-shape
+bare-headers`` sends the move alone with the same headers, ``bare`` the move alone
+with From/To/Subject/Message-ID only (what this benchmark sent before). ``--via
+command`` sends ``abalone move <board> <userid> <password> <move>`` to the server's
+address instead (an argon2 check the first time, then a remembered password).
 ``--robot-games K`` also starts K games against a computer player (by mail, before
 the moves), each left waiting for its human player to move.
 ``--profile FILE`` samples the server process with py-spy (``pip install py-spy``)
@@ -62,6 +71,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import (  # noqa: E402
     REPO, Player, command_line, machine, percentile, quiet_move, start_postgres,
 )
+from reply_shapes import SHAPES, Original, reply  # noqa: E402
 
 from aiosmtpd.controller import Controller  # noqa: E402
 
@@ -147,13 +157,17 @@ class Relayed:
 
 
 class RelaySink:
-    """The site's MTA: notes when each mail arrives, to whom, its Subject and In-Reply-To."""
+    """The site's MTA: notes when each mail arrives, to whom, its Subject and In-Reply-To,
+    and keeps each recipient's newest mail (what a player's reply quotes)."""
 
     def __init__(self) -> None:
         self.mails: list[Relayed] = []
         self.changed = threading.Condition()
         #: Called with each mail as it arrives (in the sink's thread).
         self.on_mail: Callable[[Relayed], None] | None = None
+        #: Each recipient's newest mail (its bytes), and how many it received.
+        self.newest: dict[str, bytes] = {}
+        self.received: dict[str, int] = {}
 
     async def handle_DATA(self, server: object, session: object, envelope) -> str:  # type: ignore[no-untyped-def]
         at = time.perf_counter()
@@ -166,6 +180,8 @@ class RelaySink:
             for rcpt in envelope.rcpt_tos:
                 mail = Relayed(at, rcpt.lower(), subject, in_reply_to, reply_to)
                 self.mails.append(mail)
+                self.newest[mail.recipient] = envelope.original_content or envelope.content
+                self.received[mail.recipient] = self.received.get(mail.recipient, 0) + 1
                 if self.on_mail is not None:
                     self.on_mail(mail)
             self.changed.notify_all()
@@ -184,6 +200,15 @@ class RelaySink:
     def count(self) -> int:
         with self.changed:
             return len(self.mails)
+
+    def newest_after(self, recipient: str, count: int, timeout: float) -> tuple[bytes, str]:
+        """The bytes and Subject of ``recipient``'s newest mail once it has received
+        ``count`` mails (a player replies to the board mail that told of the last move)."""
+        self.wait(lambda mails: self.received.get(recipient, 0) >= count, timeout,
+                  f"mail {count} to {recipient}")
+        with self.changed:
+            subject = next(m.subject for m in reversed(self.mails) if m.recipient == recipient)
+            return self.newest[recipient], subject
 
 
 # -- the server process ---------------------------------------------------------------
@@ -326,6 +351,7 @@ class Client:
                     self.smtp = smtplib.SMTP(self.host, self.port, timeout=60)
                 self.smtp.sendmail(sender, [to], raw)
                 return
+
             except (smtplib.SMTPServerDisconnected, ConnectionError, OSError):
                 self.close()
                 if attempt == 2:
@@ -554,8 +580,17 @@ def drive(backend: str, sink: RelaySink, servers: list[ServeProcess],
                 message_id = f"<move.{game.number}.{ply}.{time.time_ns()}@players.test>"
                 if args.via == "reply":
                     to = game.reply_to[mover.address]
-                    raw = mail(mover.address, f"Re: Abalone Board {game.number} {mover.userid}",
-                               message_id, to=to, body=f"{move}\n")
+                    original: Original | None = None
+                    subject = f"Abalone Board {game.number} {mover.userid}"
+                    if args.reply_shape != "bare":
+                        # The board mail that told the mover of the last move (or the new
+                        # board): one a ply, and the new board's.
+                        newest, subject = sink.newest_after(mover.address, 1 + board.ply, 60)
+                        original = Original.parse(newest)
+                    raw = reply(args.reply_shape, sender=mover.address,
+                                sender_name=mover.userid.capitalize(), to=to,
+                                subject=f"Re: {subject}", message_id=message_id, move=move,
+                                original=original)
                 else:
                     to = SERVER_ADDRESS
                     raw = mail(mover.address, f"abalone move {game.number} {mover.userid} "
@@ -727,9 +762,14 @@ def main() -> None:
     parser.add_argument("--concurrency", type=int, default=4)
     parser.add_argument("--pipelined", action="store_true",
                         help="clients do not wait for the answer (up to one move per game in flight)")
-    parser.add_argument("--via", choices=("command", "reply"), default="command",
-                        help="moves as 'abalone move' commands with the password (default), "
-                             "or as replies to the board mail's reply address")
+    parser.add_argument("--via", choices=("command", "reply"), default="reply",
+                        help="moves as replies to the board mail's reply address (default), "
+                             "or as 'abalone move' commands with the password")
+    parser.add_argument("--reply-shape", choices=SHAPES, default="gmail",
+                        help="--via reply: replies as Gmail writes them, the board quoted "
+                             "below the move in a text and an HTML part (default); "
+                             "'bare-headers': the move alone with the same headers; 'bare': "
+                             "the move alone with From/To/Subject/Message-ID only")
     parser.add_argument("--robot-games", type=int, default=0, metavar="K",
                         help="also start K games against a computer player, each left "
                              "waiting for its human player (default 0)")
@@ -752,7 +792,8 @@ def main() -> None:
     print(machine())
     mode = "pipelined (up to one move per game in flight)" if args.pipelined else \
         "each client waits for its answer (at most C moves in flight)"
-    print(f"{args.games} games, {args.moves} moves by {args.via}, {args.concurrency} SMTP "
+    how = f"reply ({args.reply_shape})" if args.via == "reply" else args.via
+    print(f"{args.games} games, {args.moves} moves by {how}, {args.concurrency} SMTP "
           f"clients; {mode}"
           + (f"; {args.processes} server processes" if args.processes > 1 else "")
           + (f"; {args.robot_games} more games against {args.robot}, waiting for their human"
