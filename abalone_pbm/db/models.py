@@ -346,6 +346,43 @@ class ServerCounter(Base):
     updated_at: Mapped[datetime] = mapped_column(UTCDateTime())
 
 
+class AnalysisRequest(Base):
+    """An ``abalone analyze`` waiting for the robots' threads: the worker checks and
+    stores it; a robot lane searches outside any transaction and mails the answer."""
+
+    __tablename__ = "analysis_requests"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    board: Mapped[int] = mapped_column(Integer)
+    #: The position analysed: after this many moves.
+    ply: Mapped[int] = mapped_column(Integer)
+    #: Where the answer goes (the mail's sender) and whom it is queued for (the
+    #: normalised envelope sender: one search at a time per sender).
+    recipient: Mapped[str] = mapped_column(String(320))
+    queue: Mapped[str] = mapped_column(String(320))
+    #: The request's Message-ID and References, for the answer's In-Reply-To.
+    message_id: Mapped[str | None] = mapped_column(String(255), default=None)
+    references: Mapped[str] = mapped_column(Text, default="")
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime())
+
+    __table_args__ = (Index("ix_analysis_requests_created_at", "created_at"),)
+
+
+class RobotUsage(Base):
+    """Seconds of CPU the robots spent on one user's games (one row per robot move
+    and human player of its game), summed over a day for the robot allowance."""
+
+    __tablename__ = "robot_usage"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    userid: Mapped[str] = mapped_column(String(20))
+    at: Mapped[datetime] = mapped_column(UTCDateTime())
+    seconds: Mapped[float] = mapped_column(Float)
+
+    __table_args__ = (Index("ix_robot_usage_userid_at", "userid", "at"),
+                      Index("ix_robot_usage_at", "at"))
+
+
 class RateEvent(Base):
     """One counted event of a rate limit: an answer mailed to an address, a relayed
     message, a wrong password for a user or from a sender, a confirmation request.
