@@ -49,6 +49,26 @@ class Settings:
     #: host:port of the Postfix policy service that checks game recipients at RCPT
     #: time (see ``mail.policy`` and ``deploy/``); None: not started.
     policy_listen: str | None = None
+    #: Connections the SMTP/LMTP listener holds at once, in all and from one client
+    #: (an IPv4 address or an IPv6 /64); more are answered 421 and closed. Behind
+    #: Postfix every session comes from 127.0.0.1: keep the per-client cap above its
+    #: lmtp_destination_concurrency_limit (20 by default).
+    smtp_max_sessions: int = 200
+    smtp_max_sessions_per_client: int = 30
+    #: Seconds the listener waits for a client's next command, and for the whole of a
+    #: mail's DATA (storing it does not count); then the session is closed.
+    smtp_idle_timeout: float = 60.0
+    smtp_data_timeout: float = 120.0
+    #: Connections the policy service holds at once (a thread each), in all and from
+    #: one client: Postfix opens one per smtpd process (default_process_limit 100) and
+    #: policy entry, all from one address. Idle ones are closed after the timeout,
+    #: longer than Postfix's own smtpd_policy_service_max_idle (300 s).
+    policy_max_connections: int = 300
+    policy_max_connections_per_client: int = 220
+    policy_idle_timeout: float = 330.0
+    #: Seconds over which refused connections are counted, then logged in one line
+    #: per client (not one line per connection).
+    refused_log_interval: float = 60.0
     #: Where outgoing mail is written when no relay is set.
     maildir: str = "var/outgoing"
     #: Most answers per day to one address for its own mails (mail-loop protection).
@@ -254,6 +274,14 @@ def _check(settings: Settings) -> None:
     parse_robot_budgets(settings.robot_budgets)
     if not 0 < settings.robot_budget:
         raise ValueError(f"{PREFIX}ROBOT_BUDGET must be a positive number of seconds")
+    for name in ("smtp_max_sessions", "smtp_max_sessions_per_client",
+                 "policy_max_connections", "policy_max_connections_per_client"):
+        if getattr(settings, name) < 1:
+            raise ValueError(f"{PREFIX}{name.upper()} must be at least 1")
+    for name in ("smtp_idle_timeout", "smtp_data_timeout", "policy_idle_timeout",
+                 "refused_log_interval"):
+        if not 0 < getattr(settings, name):
+            raise ValueError(f"{PREFIX}{name.upper()} must be a positive number of seconds")
     if settings.max_message_bytes < 1:
         raise ValueError(f"{PREFIX}MAX_MESSAGE_BYTES must be a positive number of bytes")
     if not 1 <= settings.relay_connections <= 64:

@@ -5,12 +5,21 @@ recipients at RCPT time, hands the bytes to a blocking ``store`` function in a w
 thread so the event loop never blocks, and answers ``250`` only after ``store`` has
 returned (the mail is committed). Any internal fault is answered ``451`` so that the
 sending MTA keeps the mail and retries; a ``5xx`` would bounce a player's move.
+
+Every client is a stranger, so a session costs at most bounded time and one of a
+bounded number of file descriptors: the listener holds at most ``smtp_max_sessions``
+sessions, ``smtp_max_sessions_per_client`` from one client (``mail.limits``), answers
+the rest ``421`` (a real MTA retries later) and closes them; a session waits
+``smtp_idle_timeout`` seconds for a command and ``smtp_data_timeout`` for a whole
+DATA. Refused connections and failed accepts (out of file descriptors) are counted
+and logged once per ``refused_log_interval``, not once each.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import os
 from typing import Any, Callable
 
 from aiosmtpd.controller import Controller
@@ -19,6 +28,14 @@ from aiosmtpd.smtp import SMTP, Envelope, Session
 
 from ..config import Settings
 from .guards import is_our_address
+from .limits import (
+    ConnectionCaps,
+    ConnectionCounter,
+    RefusalLog,
+    client_key,
+    listener_caps,
+    needed_open_files,
+)
 from .validation import MAX_ADDRESS_LENGTH, error_summary, has_unsafe_characters
 
 __all__ = [
@@ -36,6 +53,8 @@ Store = Callable[[bytes, str, list[str]], Any]
 Accepts = Callable[[str], bool]
 
 TEMPFAIL = "451 4.3.0 Temporary failure, please retry"
+#: The answer to a connection over a cap: a 4xx, so that a real MTA tries again later.
+TOO_MANY_CONNECTIONS = "421 4.7.0 Too many connections, try again later"
 UNKNOWN_RECIPIENT = "550 5.1.1 Recipient address rejected: no such user here"
 TOO_BIG = "552 5.3.4 Message size exceeds fixed maximum message size"
 ACCEPTED = "250 2.0.0 OK"
@@ -178,7 +197,90 @@ class IntakeHandler:
         return TEMPFAIL
 
 
-class _LMTPServer(LMTP):
+class SessionLimits:
+    """What every session of one listener shares: the connection counts and caps, the
+    DATA deadline, and the log of refused connections."""
+
+    def __init__(self, caps: ConnectionCaps, data_timeout: float,
+                 refusals: RefusalLog) -> None:
+        self.counter = ConnectionCounter(caps)
+        self.data_timeout = data_timeout
+        self.refusals = refusals
+
+    def record_refusal(self, loop: asyncio.AbstractEventLoop, subject: str,
+                       reason: str) -> None:
+        """Count one refusal; the first of an interval schedules the interval's log."""
+        if self.refusals.record(subject, reason):
+            loop.call_later(self.refusals.interval, self.refusals.flush)
+
+
+class _LimitedSession(SMTP):
+    """aiosmtpd's session with the listener's caps and deadlines.
+
+    Over a cap, the connection is answered 421 and closed before any session starts
+    (no greeting, no task, nothing logged but its count). The idle timeout is
+    aiosmtpd's own ``timeout`` (rearmed by each valid command); DATA gets a deadline
+    of its own for the whole transfer, and the time the handler spends storing the
+    mail (our work, not the client's) is not counted.
+    """
+
+    def __init__(self, handler: Any, *, limits: SessionLimits, **kwargs: Any) -> None:
+        super().__init__(handler, **kwargs)
+        self.limits = limits
+        self.client: str | None = None
+        self.refused = False
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        if self._original_transport is not None:  # STARTTLS: the same session goes on
+            super().connection_made(transport)
+            return
+        peer = transport.get_extra_info("peername")
+        host = peer[0] if isinstance(peer, tuple) and peer else str(peer or "")
+        client = client_key(str(host))
+        reason = self.limits.counter.admit(client)
+        if reason is not None:
+            self.refused = True
+            assert isinstance(transport, asyncio.WriteTransport)
+            transport.write(TOO_MANY_CONNECTIONS.encode("ascii") + b"\r\n")
+            transport.close()
+            self.limits.record_refusal(
+                self.loop, f"refused {{count}} connections from {client}", reason)
+            return
+        self.client = client
+        super().connection_made(transport)
+
+    def connection_lost(self, error: Exception | None) -> None:
+        if self.refused:
+            return
+        if self.client is not None:
+            self.limits.counter.release(self.client)
+            self.client = None
+        super().connection_lost(error)
+
+    async def smtp_DATA(self, arg: str) -> None:
+        self._reset_timeout(self.limits.data_timeout)
+        await super().smtp_DATA(arg)
+        if self.transport is not None:
+            self._reset_timeout()  # the idle timeout again, until the next command
+
+    async def _call_handler_hook(self, command: str, *args: Any) -> Any:
+        if command != "DATA" or self._timeout_handle is None:
+            return await super()._call_handler_hook(command, *args)
+        self._timeout_handle.cancel()
+        try:
+            return await super()._call_handler_hook(command, *args)
+        finally:
+            if self.transport is not None:
+                # Rearmed for sending the answer: a client that stops reading it
+                # must not hold its session for ever.
+                self._reset_timeout()
+
+
+class _SMTPServer(_LimitedSession):
+    pass
+
+
+class _LMTPServer(_LimitedSession, LMTP):
     """LMTP whose own DATA errors (too big, line too long) get one reply per recipient.
 
     aiosmtpd answers those with a single line even in LMTP, which would leave an LMTP
@@ -200,16 +302,31 @@ class _LMTPServer(LMTP):
 
 
 class IntakeController(Controller):
-    """aiosmtpd's threaded Controller, speaking LMTP on request, and port 0 = any free port."""
+    """aiosmtpd's threaded Controller, speaking LMTP on request, and port 0 = any free
+    port; its sessions share ``limits``."""
 
-    def __init__(self, handler: IntakeHandler, *, lmtp: bool = False, **kwargs: Any) -> None:
+    def __init__(self, handler: IntakeHandler, *, limits: SessionLimits,
+                 lmtp: bool = False, **kwargs: Any) -> None:
         super().__init__(handler, **kwargs)
         self.lmtp = lmtp
+        self.limits = limits
+        self.loop.set_exception_handler(self._loop_exception)
 
     def factory(self) -> SMTP:
-        if self.lmtp:
-            return _LMTPServer(self.handler, **self.SMTP_kwargs)
-        return SMTP(self.handler, **self.SMTP_kwargs)
+        server_class = _LMTPServer if self.lmtp else _SMTPServer
+        return server_class(self.handler, limits=self.limits, **self.SMTP_kwargs)
+
+    def _loop_exception(self, loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
+        """Failed accepts (out of file descriptors) are counted, not logged one by one:
+        asyncio stops accepting for a second after each, so they cannot spin."""
+        error = context.get("exception")
+        message = str(context.get("message", ""))
+        if isinstance(error, OSError) and message.startswith("socket.accept() out of"):
+            reason = (f"{os.strerror(error.errno or 0)}; accepting resumes a second "
+                      f"after each (sessions open: {self.limits.counter.total})")
+            self.limits.record_refusal(loop, "{count} accepts failed", reason)
+            return
+        loop.default_exception_handler(context)
 
     def _trigger_server(self) -> None:
         if self.port == 0 and self.server is not None:
@@ -243,8 +360,25 @@ def start_listener(
         lmtp=settings.lmtp,
         notify=notify,
     )
+    caps = listener_caps(settings)
+    if caps.smtp != ConnectionCaps(settings.smtp_max_sessions,
+                                   settings.smtp_max_sessions_per_client):
+        log.warning(
+            "the open files limit (RLIMIT_NOFILE) is %d: the %s listener holds at most %d "
+            "sessions, %d per client (not %d and %d); raise the limit to %d or more "
+            "(LimitNOFILE= in the systemd unit) to keep the settings",
+            caps.open_files_limit, "LMTP" if settings.lmtp else "SMTP", caps.smtp.total,
+            caps.smtp.per_client, settings.smtp_max_sessions,
+            settings.smtp_max_sessions_per_client, needed_open_files(settings),
+        )
+    limits = SessionLimits(
+        caps.smtp, settings.smtp_data_timeout,
+        RefusalLog("LMTP listener" if settings.lmtp else "SMTP listener",
+                   settings.refused_log_interval),
+    )
     controller = IntakeController(
         handler,
+        limits=limits,
         lmtp=settings.lmtp,
         hostname=settings.listen_host,
         port=settings.listen_port,
@@ -254,7 +388,9 @@ def start_listener(
         # Refused at MAIL (SIZE=) or after DATA with 552; advertised as SIZE in EHLO/LHLO.
         data_size_limit=settings.max_message_bytes,
         enable_SMTPUTF8=True,
-        timeout=300,
+        # Between commands (RFC 5321's 5 minutes are for the slowest of links; an MTA
+        # sends its next command at once, and an idle session holds a file descriptor).
+        timeout=settings.smtp_idle_timeout,
     )
     controller.start()
     return controller

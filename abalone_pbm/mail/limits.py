@@ -1,0 +1,236 @@
+"""Connection limits shared by the SMTP/LMTP listener and the policy service.
+
+Every client is a stranger: each open connection costs the process a file descriptor
+(and, in the policy service, a thread), so both listeners cap the connections they hold,
+in total and per client, and refuse the rest at once. A flood of refused connections
+is logged once per interval with a count per client (``RefusalLog``), never once per
+connection. The caps must fit the process's open files limit (RLIMIT_NOFILE): at start
+``fit_to_open_files`` lowers them when the limit is too small, and says so.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import logging
+import resource
+import threading
+import time
+from dataclasses import dataclass
+from typing import Callable
+
+from ..config import Settings
+
+__all__ = [
+    "ConnectionCaps",
+    "ConnectionCounter",
+    "RefusalLog",
+    "ListenerCaps",
+    "client_key",
+    "fit_to_open_files",
+    "listener_caps",
+    "RESERVED_FILES",
+]
+
+log = logging.getLogger(__name__)
+
+#: Open files the process needs besides the listeners' connections: the database pool
+#: (SQLite: three files a connection), the worker process's pipes, the relay
+#: connections, log files, the listening sockets themselves.
+RESERVED_FILES = 128
+#: Distinct clients counted in one interval of a ``RefusalLog``; refusals from further
+#: clients are counted together (a flood from many addresses must not grow memory).
+MOST_CLIENTS_COUNTED = 1000
+#: Clients named in the log at the end of an interval; the rest are summed in one line.
+MOST_CLIENTS_LOGGED = 10
+
+
+@dataclass(frozen=True)
+class ConnectionCaps:
+    """Most connections held at once: in all, and from one client."""
+
+    total: int
+    per_client: int
+
+
+def client_key(host: str) -> str:
+    """The client a connection is counted for: its IPv4 address, or its IPv6 /64.
+
+    One IPv6 host usually has a whole /64 to itself, so counting single IPv6 addresses
+    would let it open as many connections as it likes.
+    """
+    try:
+        address = ipaddress.ip_address(host.split("%", 1)[0])
+    except ValueError:
+        return host
+    if isinstance(address, ipaddress.IPv6Address):
+        if address.ipv4_mapped is not None:
+            return str(address.ipv4_mapped)
+        return str(ipaddress.IPv6Network((address, 64), strict=False))
+    return str(address)
+
+
+class ConnectionCounter:
+    """The connections open now, in all and per client (safe across threads)."""
+
+    def __init__(self, caps: ConnectionCaps) -> None:
+        self.caps = caps
+        self._lock = threading.Lock()
+        self._total = 0
+        self._per_client: dict[str, int] = {}
+
+    def admit(self, client: str) -> str | None:
+        """Count a new connection from ``client``; or, over a cap, why it is refused
+        (it is then not counted)."""
+        with self._lock:
+            if self._total >= self.caps.total:
+                return f"over the total cap ({self.caps.total} connections)"
+            held = self._per_client.get(client, 0)
+            if held >= self.caps.per_client:
+                return f"over the per-client cap ({self.caps.per_client} connections)"
+            self._total += 1
+            self._per_client[client] = held + 1
+            return None
+
+    def release(self, client: str) -> None:
+        """A connection ``admit`` counted has closed."""
+        with self._lock:
+            held = self._per_client.get(client, 0)
+            if held <= 0:
+                return
+            self._total -= 1
+            if held == 1:
+                del self._per_client[client]
+            else:
+                self._per_client[client] = held - 1
+
+    @property
+    def total(self) -> int:
+        with self._lock:
+            return self._total
+
+    def held_by(self, client: str) -> int:
+        with self._lock:
+            return self._per_client.get(client, 0)
+
+
+class RefusalLog:
+    """Refused connections (or failed accepts), counted and logged once per interval.
+
+    ``record`` only counts; the owner calls ``flush`` when an interval has passed
+    (``record`` returns True when it opens one, so an event loop can schedule the
+    flush; a polling loop calls ``flush_if_due``). Each interval logs one line per
+    client and reason: ``SMTP listener: refused 1,034 connections from 10.0.0.5 in the
+    last 60 s: over the per-client cap (30 connections)``.
+    """
+
+    def __init__(self, what: str, interval: float,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self.what = what
+        self.interval = interval
+        self._clock = clock
+        self._lock = threading.Lock()
+        self._counts: dict[tuple[str, str], int] = {}
+        #: Refusals from clients beyond MOST_CLIENTS_COUNTED, per reason.
+        self._uncounted: dict[str, int] = {}
+        self._opened: float | None = None
+
+    def record(self, subject: str, reason: str) -> bool:
+        """Count one event; ``subject`` says what and whose, its count written where
+        ``{count}`` is (``refused {count} connections from 10.0.0.5``). True when this
+        event opened a new interval."""
+        with self._lock:
+            opened = self._opened is None
+            if opened:
+                self._opened = self._clock()
+            key = (subject, reason)
+            if key in self._counts or len(self._counts) < MOST_CLIENTS_COUNTED:
+                self._counts[key] = self._counts.get(key, 0) + 1
+            else:
+                self._uncounted[reason] = self._uncounted.get(reason, 0) + 1
+            return opened
+
+    def flush_if_due(self) -> None:
+        with self._lock:
+            due = self._opened is not None and self._clock() - self._opened >= self.interval
+        if due:
+            self.flush()
+
+    def flush(self) -> None:
+        """Log what was counted since the interval opened, and start afresh."""
+        with self._lock:
+            if self._opened is None:
+                return
+            seconds = max(1, round(self._clock() - self._opened))
+            counts, uncounted = self._counts, self._uncounted
+            self._counts, self._uncounted, self._opened = {}, {}, None
+        ranked = sorted(counts.items(), key=lambda item: -item[1])
+        for (subject, reason), count in ranked[:MOST_CLIENTS_LOGGED]:
+            log.warning("%s: %s in the last %d s: %s", self.what,
+                        subject.replace("{count}", f"{count:,}"), seconds, reason)
+        rest: dict[str, tuple[int, int]] = {}
+        for (_, reason), count in ranked[MOST_CLIENTS_LOGGED:]:
+            events, clients = rest.get(reason, (0, 0))
+            rest[reason] = (events + count, clients + 1)
+        for reason, count in uncounted.items():
+            events, clients = rest.get(reason, (0, 0))
+            rest[reason] = (events + count, clients)
+        for reason, (events, clients) in rest.items():
+            others = f"{clients:,} other clients" + (" or more" if reason in uncounted else "")
+            log.warning("%s: refused %s more connections from %s in the last %d s: %s",
+                        self.what, f"{events:,}", others, seconds, reason)
+
+
+@dataclass(frozen=True)
+class ListenerCaps:
+    """The caps both listeners run with, once fitted to the open files limit."""
+
+    smtp: ConnectionCaps
+    policy: ConnectionCaps
+    open_files_limit: int
+    lowered: bool
+
+
+def open_files_limit() -> int:
+    """The process's soft RLIMIT_NOFILE (what ``accept`` runs into)."""
+    soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
+    return soft
+
+
+def fit_to_open_files(smtp: ConnectionCaps, policy: ConnectionCaps | None,
+                      limit: int) -> tuple[ConnectionCaps, ConnectionCaps | None]:
+    """The caps lowered, in proportion, so that both listeners' connections and
+    RESERVED_FILES fit in ``limit`` open files (unchanged when they fit;
+    ``resource.RLIM_INFINITY`` or any negative limit means no limit)."""
+    wanted = smtp.total + (policy.total if policy is not None else 0)
+    if limit < 0 or limit == resource.RLIM_INFINITY or wanted + RESERVED_FILES <= limit:
+        return smtp, policy
+    available = max(limit - RESERVED_FILES, 2)
+
+    def scaled(caps: ConnectionCaps) -> ConnectionCaps:
+        total = max(1, available * caps.total // wanted)
+        return ConnectionCaps(total, min(caps.per_client, total))
+
+    return scaled(smtp), scaled(policy) if policy is not None else None
+
+
+def listener_caps(settings: Settings, limit: int | None = None) -> ListenerCaps:
+    """The caps of ``settings`` fitted to ``limit`` open files (default: the process's
+    own limit); the policy service counts only when it is configured."""
+    limit = open_files_limit() if limit is None else limit
+    smtp = ConnectionCaps(settings.smtp_max_sessions, settings.smtp_max_sessions_per_client)
+    policy = ConnectionCaps(settings.policy_max_connections,
+                            settings.policy_max_connections_per_client)
+    fitted_smtp, fitted_policy = fit_to_open_files(
+        smtp, policy if settings.policy_listen is not None else None, limit)
+    return ListenerCaps(
+        smtp=fitted_smtp,
+        policy=fitted_policy if fitted_policy is not None else policy,
+        open_files_limit=limit,
+        lowered=fitted_smtp != smtp or (fitted_policy is not None and fitted_policy != policy),
+    )
+
+
+def needed_open_files(settings: Settings) -> int:
+    """The open files limit at which ``settings``' caps are kept as they are."""
+    policy = settings.policy_max_connections if settings.policy_listen is not None else 0
+    return settings.smtp_max_sessions + policy + RESERVED_FILES
