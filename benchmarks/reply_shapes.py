@@ -73,32 +73,53 @@ def _gmail_date(when: datetime) -> str:
             f"{'AM' if when.hour < 12 else 'PM'}")
 
 
-def _trace_headers(message: Message, sender: str, message_id: str, now: datetime) -> None:
-    """The headers Gmail's servers put on a mail (their size and number matter to a
-    server that reads them; their values are plausible, not signed)."""
+def _folded(name: str, value: str, width: int = 76) -> str:
+    """``name: value`` folded at blanks, and inside long tokens as DKIM signers fold a
+    signature (a tab and the next piece): as the provider writes it, no encoded words."""
+    lines: list[str] = []
+    line = f"{name}:"
+    for word in value.split(" "):
+        while len(word) > width - 1:
+            room = max(width - len(line) - 1, 8)
+            lines.append(f"{line} {word[:room]}")
+            line, word = "\t", word[room:]
+        if len(line) + 1 + len(word) > width and line.strip():
+            lines.append(line)
+            line = "\t" + word
+        else:
+            line = f"{line} {word}" if line != "\t" else "\t" + word
+    lines.append(line)
+    return "\r\n".join(lines) + "\r\n"
+
+
+def _trace_headers(sender: str, message_id: str, now: datetime) -> str:
+    """The headers Gmail's servers put on a mail, as raw lines (their size and number
+    matter to a server that reads them; their values are plausible, not signed)."""
     domain = sender.rsplit("@", 1)[-1]
     digest = hashlib.sha256(message_id.encode()).digest()
     signature = base64.b64encode(digest * 8).decode()
     stamp = format_datetime(now)
-    message["Received"] = (f"by mail-ed1-f54.google.com with SMTP id "
-                           f"{digest.hex()[:16]} for <abalone@localhost>; {stamp}")
-    message["Received"] = (f"by 2002:a05:6402:{digest.hex()[:4]} with SMTP id "
-                           f"{digest.hex()[16:32]}; {stamp}")
-    message["DKIM-Signature"] = (
-        f"v=1; a=rsa-sha256; c=relaxed/relaxed; d={domain}; s=20230601; "
-        f"t={int(now.timestamp())}; x={int(now.timestamp()) + 604800}; darn=localhost; "
-        "h=to:subject:message-id:date:from:in-reply-to:references:mime-version:from:to:cc"
-        f":subject:date:message-id:reply-to; bh={base64.b64encode(digest).decode()}; "
-        f"b={signature}")
-    message["X-Google-DKIM-Signature"] = (
-        "v=1; a=rsa-sha256; c=relaxed/relaxed; d=1e100.net; s=20230601; "
-        f"t={int(now.timestamp())}; h=to:subject:message-id:date:from:in-reply-to"
-        f":references:mime-version:x-gm-message-state:from:to:cc:subject:date"
-        f":message-id:reply-to; bh={base64.b64encode(digest).decode()}; b={signature}")
-    message["X-Gm-Message-State"] = base64.b64encode(digest * 3).decode()
-    message["X-Google-Smtp-Source"] = base64.b64encode(digest * 2).decode()
-    message["X-Received"] = (f"by 2002:a05:6402:{digest.hex()[:4]} with SMTP id "
-                             f"{digest.hex()[32:48]}; {stamp}")
+    t = int(now.timestamp())
+    fields = [
+        ("Received", f"by mail-ed1-f54.google.com with SMTP id {digest.hex()[:16]} "
+                     f"for <abalone@localhost>; {stamp}"),
+        ("Received", f"by 2002:a05:6402:{digest.hex()[:4]} with SMTP id "
+                     f"{digest.hex()[16:32]}; {stamp}"),
+        ("DKIM-Signature", f"v=1; a=rsa-sha256; c=relaxed/relaxed; d={domain}; s=20230601; "
+                           f"t={t}; x={t + 604800}; darn=localhost; h=to:subject:message-id"
+                           ":date:from:in-reply-to:references:mime-version:from:to:cc:subject"
+                           f":date:message-id:reply-to; bh={base64.b64encode(digest).decode()}; "
+                           f"b={signature}"),
+        ("X-Google-DKIM-Signature", f"v=1; a=rsa-sha256; c=relaxed/relaxed; d=1e100.net; "
+                                    f"s=20230601; t={t}; x={t + 604800}; h=x-gm-message-state"
+                                    ":from:to:cc:subject:date:message-id:reply-to; "
+                                    f"bh={base64.b64encode(digest).decode()}; b={signature}"),
+        ("X-Gm-Message-State", base64.b64encode(digest * 3).decode()),
+        ("X-Google-Smtp-Source", base64.b64encode(digest * 2).decode()),
+        ("X-Received", f"by 2002:a05:6402:{digest.hex()[:4]} with SMTP id "
+                       f"{digest.hex()[32:48]}; {stamp}"),
+    ]
+    return "".join(_folded(name, value) for name, value in fields)
 
 
 def reply(shape: str, *, sender: str, sender_name: str, to: str, subject: str,
@@ -109,8 +130,8 @@ def reply(shape: str, *, sender: str, sender_name: str, to: str, subject: str,
         raise ValueError(f"reply shape must be one of {', '.join(SHAPES)}")
     now = now or datetime.now(timezone.utc)
     message = EmailMessage()
+    trace = _trace_headers(sender, message_id, now) if shape != "bare" else ""
     if shape != "bare":
-        _trace_headers(message, sender, message_id, now)
         message["MIME-Version"] = "1.0"
         if original is not None and original.message_id:
             references = f"{original.references} {original.message_id}".strip()
@@ -125,7 +146,7 @@ def reply(shape: str, *, sender: str, sender_name: str, to: str, subject: str,
     message["To"] = to
     if shape != "gmail" or original is None:
         message.set_content(f"{move}\n")
-        return message.as_bytes(policy=SMTP_POLICY)
+        return trace.encode() + message.as_bytes(policy=SMTP_POLICY)
     attribution = f"On {_gmail_date(original.date)} <{original.reply_to or to}> wrote:"
     quoted = "\n".join(f"> {line}".rstrip() if line else ">"
                        for line in original.text.rstrip("\n").split("\n"))
@@ -144,4 +165,4 @@ def reply(shape: str, *, sender: str, sender_name: str, to: str, subject: str,
     )
     message.add_alternative(html, subtype="html", cte="quoted-printable")
     # CRLF line ends: smtplib sends bytes as they are.
-    return message.as_bytes(policy=SMTP_POLICY)
+    return trace.encode() + message.as_bytes(policy=SMTP_POLICY)

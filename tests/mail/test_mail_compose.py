@@ -141,7 +141,12 @@ _ascii_lines = st.text(st.characters(min_codepoint=32, max_codepoint=126), max_s
                         "F\u00fc <fred@example.net>"]),
     reply_to=st.sampled_from([None, "abalone+101.k3x9q7mf2a@example.org"]),
     answered=st.sampled_from([None, "<cmd@example.net>", "<" + "x" * 70 + "@example.net>"]),
-    references=st.lists(st.sampled_from(["<a@b>", "<older.1@example.net>"]), max_size=3),
+    # A mail program's chain: long ids, folded over several lines.
+    references=st.lists(st.sampled_from(
+        ["<a@b>", "<older.1@example.net>",
+         "<CAJx7pW2f+Yv9QeKc3nR0b8tL5mZ1oHq4sD6uG@mail.gmail.com>",
+         "<AM0PR07MB6180A1B2C3D4E5F60718293A4B5C6D7E8F9A0@AM0PR07MB6180.eurprd07.prod."
+         "outlook.com>"]), max_size=6),
     sender=st.sampled_from(["abalone@example.org", '"Abalone" <abalone@example.org>']),
     html=st.sampled_from([None, "<!DOCTYPE html>\n<p>board</p>\n"]),
 )
