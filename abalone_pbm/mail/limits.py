@@ -213,15 +213,19 @@ def fit_to_open_files(smtp: ConnectionCaps, policy: ConnectionCaps | None,
     return scaled(smtp), scaled(policy) if policy is not None else None
 
 
-def listener_caps(settings: Settings, limit: int | None = None) -> ListenerCaps:
+def listener_caps(settings: Settings, limit: int | None = None, *,
+                  with_policy: bool | None = None) -> ListenerCaps:
     """The caps of ``settings`` fitted to ``limit`` open files (default: the process's
-    own limit); the policy service counts only when it is configured."""
+    own limit); the policy service counts when ``with_policy`` (default: when it is
+    configured)."""
     limit = open_files_limit() if limit is None else limit
+    if with_policy is None:
+        with_policy = settings.policy_listen is not None
     smtp = ConnectionCaps(settings.smtp_max_sessions, settings.smtp_max_sessions_per_client)
     policy = ConnectionCaps(settings.policy_max_connections,
                             settings.policy_max_connections_per_client)
     fitted_smtp, fitted_policy = fit_to_open_files(
-        smtp, policy if settings.policy_listen is not None else None, limit)
+        smtp, policy if with_policy else None, limit)
     return ListenerCaps(
         smtp=fitted_smtp,
         policy=fitted_policy if fitted_policy is not None else policy,
@@ -230,7 +234,9 @@ def listener_caps(settings: Settings, limit: int | None = None) -> ListenerCaps:
     )
 
 
-def needed_open_files(settings: Settings) -> int:
+def needed_open_files(settings: Settings, *, with_policy: bool | None = None) -> int:
     """The open files limit at which ``settings``' caps are kept as they are."""
-    policy = settings.policy_max_connections if settings.policy_listen is not None else 0
+    if with_policy is None:
+        with_policy = settings.policy_listen is not None
+    policy = settings.policy_max_connections if with_policy else 0
     return settings.smtp_max_sessions + policy + RESERVED_FILES

@@ -12,18 +12,37 @@ The protocol: the client sends ``name=value`` lines ending with an empty line; w
 ``action=<access(5) action>`` and an empty line; the connection stays open for the next
 request. The service runs in its own threads (one per Postfix connection), so a slow
 database never blocks the SMTP/LMTP listener.
+
+Its connections are capped like the listener's (``mail.limits``): at most
+``policy_max_connections`` (so as many threads), ``policy_max_connections_per_client``
+from one client; more are closed at once (the protocol has no greeting to refuse
+with; Postfix then uses its ``default_action``). A connection waiting for a request
+is closed after ``policy_idle_timeout``; a request once begun must be complete
+within ``REQUEST_SECONDS``. Refusals and failed accepts are logged once per
+``refused_log_interval`` with their counts.
 """
 
 from __future__ import annotations
 
+import errno
 import logging
+import os
 import socket
 import socketserver
 import threading
-from typing import TYPE_CHECKING, Callable
+import time
+from typing import TYPE_CHECKING, Any, Callable
 
 from ..config import Settings
 from ..protocol import parse_reply_address
+from .limits import (
+    ConnectionCaps,
+    ConnectionCounter,
+    RefusalLog,
+    client_key,
+    listener_caps,
+    needed_open_files,
+)
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..db.session import Database
@@ -43,6 +62,14 @@ DUNNO = "DUNNO"
 TEMPFAIL = "451 4.3.0 The game server cannot check this address now, please retry"
 #: Longest request we read (Postfix's requests are well under 2 KiB).
 MAX_REQUEST_BYTES = 64 * 1024
+#: Seconds from a request's first byte to its end (Postfix writes one in one go).
+REQUEST_SECONDS = 10.0
+#: Connections waiting to be accepted (socketserver's default is 5).
+LISTEN_BACKLOG = 128
+#: Pause after an accept failed for want of file descriptors: the listening socket
+#: stays readable, so retrying at once would spin.
+ACCEPT_RETRY_SECONDS = 1.0
+_OUT_OF_RESOURCES = {errno.EMFILE, errno.ENFILE, errno.ENOBUFS, errno.ENOMEM}
 
 #: ``token_is_valid(board, token)``: whether a reply token belongs to that board.
 TokenCheck = Callable[[int, str], bool]
@@ -128,51 +155,128 @@ def answer(settings: Settings, attributes: dict[str, str], token_is_valid: Token
     return action
 
 
-class _PolicyHandler(socketserver.StreamRequestHandler):
+class _PolicyHandler(socketserver.BaseRequestHandler):
+    """One Postfix connection: requests answered in turn until it closes, idles out,
+    or sends a request too long or too slowly."""
+
     server: PolicyServer
+    request: socket.socket
 
     def handle(self) -> None:
+        connection = self.request
+        client = client_key(str(self.client_address[0]))
         lines: list[bytes] = []
-        received = 0
+        pending = bytearray()
+        request_bytes = 0
+        begun: float | None = None  # when the request being read began
         while True:
-            try:
-                line = self.rfile.readline(MAX_REQUEST_BYTES)
-            except OSError:  # Postfix closed an idle connection
-                return
-            if not line:
-                return
-            received += len(line)
-            if received > MAX_REQUEST_BYTES:
-                log.warning("policy: request too long from %s; closing", self.client_address)
-                return
-            line = line.rstrip(b"\r\n")
-            if line:
-                lines.append(line)
+            newline = pending.find(b"\n")
+            if newline >= 0:
+                line = bytes(pending[:newline]).rstrip(b"\r")
+                del pending[:newline + 1]
+                if line:
+                    lines.append(line)
+                    continue
+                action = answer(self.server.settings, parse_request(lines),
+                                self.server.token_is_valid)
+                try:
+                    connection.sendall(f"action={action}\n\n".encode())
+                except OSError:
+                    return
+                lines, request_bytes = [], len(pending)
+                begun = time.monotonic() if pending else None
                 continue
-            action = answer(self.server.settings, parse_request(lines),
-                            self.server.token_is_valid)
-            lines, received = [], 0
-            try:
-                self.wfile.write(f"action={action}\n\n".encode())
-                self.wfile.flush()
-            except OSError:
+            if request_bytes > MAX_REQUEST_BYTES:
+                self.server.record_refusal(f"closed {{count}} connections from {client}",
+                                           f"a request over {MAX_REQUEST_BYTES:,} bytes")
                 return
+            if begun is None:
+                wait = self.server.idle_timeout
+            else:
+                wait = begun + REQUEST_SECONDS - time.monotonic()
+                if wait <= 0:
+                    self.server.record_refusal(
+                        f"closed {{count}} connections from {client}",
+                        f"a request not complete within {REQUEST_SECONDS:g} s")
+                    return
+            try:
+                connection.settimeout(wait)
+                chunk = connection.recv(4096)
+            except OSError:  # idle too long, or Postfix went away
+                return
+            if not chunk:
+                return
+            if begun is None:
+                begun = time.monotonic()
+            pending += chunk
+            request_bytes += len(chunk)
 
 
 class PolicyServer(socketserver.ThreadingTCPServer):
-    """The policy service; ``start()`` serves in a thread, ``stop()`` ends it."""
+    """The policy service; ``start()`` serves in a thread, ``stop()`` ends it.
+
+    One thread per connection, at most ``caps.total`` of them (default: the settings'
+    caps, fitted to the open files limit)."""
 
     daemon_threads = True
     allow_reuse_address = True
+    request_queue_size = LISTEN_BACKLOG
 
     def __init__(self, settings: Settings, token_is_valid: TokenCheck,
-                 host: str, port: int) -> None:
+                 host: str, port: int, *, caps: ConnectionCaps | None = None) -> None:
         self.settings = settings
         self.token_is_valid = token_is_valid
+        self.counter = ConnectionCounter(caps or listener_caps(settings, with_policy=True).policy)
+        self.idle_timeout = settings.policy_idle_timeout
+        self.refusals = RefusalLog("policy service", settings.refused_log_interval)
         family = socket.AF_INET6 if ":" in host else socket.AF_INET
         self.address_family = family
         super().__init__((host, port), _PolicyHandler)
         self._thread: threading.Thread | None = None
+
+    def record_refusal(self, subject: str, reason: str) -> None:
+        """Count one refused or closed connection; logged with the others of its
+        interval by ``service_actions``."""
+        self.refusals.record(subject, reason)
+
+    # socketserver's hooks, all but process_request_thread run in the serving thread.
+
+    def get_request(self) -> tuple[socket.socket, Any]:
+        try:
+            return super().get_request()
+        except OSError as error:
+            if error.errno in _OUT_OF_RESOURCES:
+                self.refusals.record(
+                    "{count} accepts failed",
+                    f"{os.strerror(error.errno or 0)}; accepting resumes "
+                    f"{ACCEPT_RETRY_SECONDS:g} s after each (connections open: "
+                    f"{self.counter.total})")
+                time.sleep(ACCEPT_RETRY_SECONDS)
+            raise  # socketserver drops the attempt
+
+    def verify_request(self, request: Any, client_address: Any) -> bool:
+        client = client_key(str(client_address[0]))
+        reason = self.counter.admit(client)
+        if reason is None:
+            return True
+        self.record_refusal(f"refused {{count}} connections from {client}", reason)
+        return False  # socketserver closes it
+
+    def process_request(self, request: Any, client_address: Any) -> None:
+        try:
+            super().process_request(request, client_address)
+        except BaseException:  # no thread started: it will not release its count
+            self.counter.release(client_key(str(client_address[0])))
+            raise
+
+    def process_request_thread(self, request: Any, client_address: Any) -> None:
+        try:
+            super().process_request_thread(request, client_address)
+        finally:
+            self.counter.release(client_key(str(client_address[0])))
+
+    def service_actions(self) -> None:
+        self.refusals.flush_if_due()
 
     @property
     def host_port(self) -> tuple[str, int]:
@@ -192,12 +296,25 @@ class PolicyServer(socketserver.ThreadingTCPServer):
         if self._thread is not None:
             self._thread.join(timeout=10)
             self._thread = None
+        self.refusals.flush()
 
 
 def start_policy_server(settings: Settings, database: Database) -> PolicyServer:
     """Serve recipient checks on ``settings.policy_listen`` (raises OSError if busy)."""
     assert settings.policy_listen is not None
     host, _, port = settings.policy_listen.rpartition(":")
-    server = PolicyServer(settings, make_token_check(database), host.strip("[]"), int(port))
+    caps = listener_caps(settings, with_policy=True)
+    wanted = ConnectionCaps(settings.policy_max_connections,
+                            settings.policy_max_connections_per_client)
+    if caps.policy != wanted:
+        log.warning(
+            "the open files limit (RLIMIT_NOFILE) is %d: the policy service holds at most "
+            "%d connections, %d per client (not %d and %d); raise the limit to %d or more "
+            "(LimitNOFILE= in the systemd unit) to keep the settings",
+            caps.open_files_limit, caps.policy.total, caps.policy.per_client, wanted.total,
+            wanted.per_client, needed_open_files(settings, with_policy=True),
+        )
+    server = PolicyServer(settings, make_token_check(database), host.strip("[]"), int(port),
+                          caps=caps.policy)
     server.start()
     return server
