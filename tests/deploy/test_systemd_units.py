@@ -55,3 +55,15 @@ def test_systemd_analyze_verify_accepts_the_units(tmp_path: Path) -> None:
     complaints = [line for line in (result.stdout + result.stderr).splitlines()
                   if str(tmp_path) in line or "abalone-pbm" in line]
     assert result.returncode == 0 and not complaints, result.stdout + result.stderr
+
+
+def test_server_unit_allows_the_open_files_the_listeners_caps_need() -> None:
+    from abalone_pbm.config import Settings
+    from abalone_pbm.mail.limits import needed_open_files
+
+    unit = _service("abalone-pbm.service")
+    assert len(unit.get("LimitNOFILE", [])) == 1, "the unit must set LimitNOFILE once"
+    limit = int(unit["LimitNOFILE"][0])
+    # The default caps with the policy service on (the deploy recipe's setup) fit.
+    needed = needed_open_files(Settings(policy_listen="127.0.0.1:8026"))
+    assert limit >= needed, (limit, needed)
