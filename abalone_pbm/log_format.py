@@ -13,6 +13,7 @@ import logging
 from types import TracebackType
 
 from .mail.validation import error_summary
+from .redact import mask_log_text
 
 __all__ = ["OneLineFormatter", "install_one_line_logging"]
 
@@ -30,7 +31,8 @@ class OneLineFormatter(logging.Formatter):
         return ""
 
     def format(self, record: logging.LogRecord) -> str:
-        text = super().format(record)
+        # No reply token or database password in any line (``redact``).
+        text = mask_log_text(super().format(record))
         # repr-style escapes keep the line one line and show what was there.
         return "".join(
             char if char.isprintable() or char == " " else (" " if char == "\n" else

@@ -15,6 +15,7 @@ from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
 from .config import Settings
+from .redact import mask_database_url
 
 if TYPE_CHECKING:  # pragma: no cover
     from .db.health import DatabaseHealth
@@ -116,7 +117,8 @@ def check(settings: Settings, database: Database | None, now: datetime,
     try:
         health = read_health(database, now)
     except Exception as error:
-        reason = " ".join(f"{error.__class__.__name__}: {error}".split())[:300]
+        text = mask_database_url(f"{error.__class__.__name__}: {error}")
+        reason = " ".join(text.split())[:300]
         report.add("database", f"{database.describe()}: {reason}")
         report.problem(CRITICAL, f"database unreachable ({reason})")
         return report

@@ -10,6 +10,8 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
+from ..redact import mask_database_url
+
 if TYPE_CHECKING:  # pragma: no cover
     from ..config import Settings
     from ..db.session import Database
@@ -77,10 +79,10 @@ def run(name: str, args: argparse.Namespace, action: Any) -> int:
         result = action(database, settings, args)
         return int(result or 0)
     except Failure as failure:
-        print(f"abalone-pbm {name}: {failure}", file=sys.stderr)
+        print(f"abalone-pbm {name}: {mask_database_url(str(failure))}", file=sys.stderr)
         return 1
     except (OSError, ValueError) as error:
-        print(f"abalone-pbm {name}: {error}", file=sys.stderr)
+        print(f"abalone-pbm {name}: {mask_database_url(str(error))}", file=sys.stderr)
         return 2
     finally:
         if database is not None:

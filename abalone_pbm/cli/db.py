@@ -11,6 +11,7 @@ import argparse
 import sys
 from typing import TYPE_CHECKING
 
+from ..redact import mask_database_url
 from .common import add_config
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -25,7 +26,7 @@ def _open(args: argparse.Namespace, command: str) -> Database | None:
         settings = load_settings(getattr(args, "config", None))
         return Database(settings.database_url)
     except Exception as error:  # a bad file, setting or URL: say so, no traceback
-        print(f"abalone-pbm db {command}: {error}", file=sys.stderr)
+        print(f"abalone-pbm db {command}: {mask_database_url(str(error))}", file=sys.stderr)
         return None
 
 
@@ -55,7 +56,7 @@ def _migrate(args: argparse.Namespace, command: str) -> int:
         after = database.current()
     except Exception as error:
         print(f"abalone-pbm db {command}: {database.display_url}: "
-              f"{error.__class__.__name__}: {error}", file=sys.stderr)
+              f"{error.__class__.__name__}: {mask_database_url(str(error))}", file=sys.stderr)
         return 1
     finally:
         database.dispose()
@@ -93,7 +94,7 @@ def cmd_current(args: argparse.Namespace) -> int:
         revision = database.current()
     except Exception as error:
         print(f"abalone-pbm db current: {database.display_url}: "
-              f"{error.__class__.__name__}: {error}", file=sys.stderr)
+              f"{error.__class__.__name__}: {mask_database_url(str(error))}", file=sys.stderr)
         return 1
     finally:
         database.dispose()
@@ -119,11 +120,8 @@ def cmd_backup(args: argparse.Namespace) -> int:
         written = backup_sqlite(database, target, SystemClock().now(),
                                 directory=args.file.endswith(('/', os.sep)))
         pruned = prune_backups(written.parent, args.keep) if args.keep else []
-    except BackupError as error:
-        print(f"abalone-pbm db backup: {error}", file=sys.stderr)
-        return 1
-    except OSError as error:
-        print(f"abalone-pbm db backup: {error}", file=sys.stderr)
+    except (BackupError, OSError) as error:
+        print(f"abalone-pbm db backup: {mask_database_url(str(error))}", file=sys.stderr)
         return 1
     finally:
         database.dispose()

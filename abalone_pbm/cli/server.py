@@ -10,6 +10,7 @@ import sys
 import threading
 from typing import TYPE_CHECKING, Any
 
+from ..redact import mask_database_url
 from .common import add_common, add_config, load, run, setup_logging
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -37,9 +38,15 @@ def cmd_serve(args: argparse.Namespace) -> int:
     try:
         settings = load(args)
     except (OSError, ValueError) as error:
-        print(f"abalone-pbm serve: {error}", file=sys.stderr)
+        print(f"abalone-pbm serve: {mask_database_url(str(error))}", file=sys.stderr)
         return 2
-    return serve(settings)
+    try:
+        return serve(settings)
+    except Exception as error:
+        # A traceback would quote the database URL (its password) as given.
+        print(f"abalone-pbm serve: {error.__class__.__name__}: "
+              f"{mask_database_url(str(error))}", file=sys.stderr)
+        return 1
 
 
 # -- process -----------------------------------------------------------------------
@@ -94,7 +101,7 @@ def cmd_process(args: argparse.Namespace) -> int:
             database.dispose()
     except Exception as error:
         print(f"abalone-pbm process: could not store the message: "
-              f"{error.__class__.__name__}: {error}", file=sys.stderr)
+              f"{error.__class__.__name__}: {mask_database_url(str(error))}", file=sys.stderr)
         return EX_TEMPFAIL
     if not args.quiet:
         state = "stored" if created else "already stored"
@@ -118,7 +125,8 @@ def cmd_work(args: argparse.Namespace) -> int:
         database = open_database(settings)
         handle, _tick = _service_hooks(settings, database)
     except Exception as error:
-        print(f"abalone-pbm work: {error.__class__.__name__}: {error}", file=sys.stderr)
+        print(f"abalone-pbm work: {error.__class__.__name__}: "
+              f"{mask_database_url(str(error))}", file=sys.stderr)
         return 1
     worker = _service_worker(settings, database, handle, SystemClock())
     if args.once:
@@ -193,7 +201,8 @@ def cmd_send(args: argparse.Namespace) -> int:
         settings = load(args)
         database = open_database(settings)
     except Exception as error:
-        print(f"abalone-pbm send: {error.__class__.__name__}: {error}", file=sys.stderr)
+        print(f"abalone-pbm send: {error.__class__.__name__}: "
+              f"{mask_database_url(str(error))}", file=sys.stderr)
         return 1
     sender = Sender(database, settings, SystemClock())
     if args.once:

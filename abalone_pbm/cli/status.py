@@ -7,6 +7,7 @@ import argparse
 import sys
 from datetime import timedelta
 
+from ..redact import mask_database_url
 from .common import add_config, load
 
 UNKNOWN = 3
@@ -28,7 +29,8 @@ def cmd_status(args: argparse.Namespace) -> int:
     try:
         database = Database(settings.database_url)
     except Exception as error:
-        print(f"abalone-pbm status: CRITICAL - database URL unusable: {error}")
+        print("abalone-pbm status: CRITICAL - database URL unusable: "
+              + mask_database_url(str(error)))
         return CRITICAL
     try:
         path = database.sqlite_path

@@ -7,6 +7,10 @@ under a temporary name, checked with ``PRAGMA integrity_check``, switched to the
 rollback journal (one self-contained file), then renamed into place, so a half-written
 backup never carries the target's name.
 
+The copy holds every received mail, as the database does: it is created with the
+database file's mode at most, 0600 (0640 when the admin let the service's group read
+the database), whatever the umask; a directory made for it is 0700.
+
 PostgreSQL is backed up with ``pg_dump`` (the README says how).
 """
 
@@ -17,6 +21,8 @@ import sqlite3
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+from .session import private_file_mode
 
 if TYPE_CHECKING:  # pragma: no cover
     from .session import Database
@@ -52,13 +58,16 @@ def backup_sqlite(database: Database, target: Path, now: datetime, *,
     if not source_path.exists():
         raise BackupError(f"there is no database file {source_path}")
     destination = backup_path(target, now, directory=directory)
-    destination.parent.mkdir(parents=True, exist_ok=True)
+    destination.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
     if destination.resolve() == source_path.resolve():
         raise BackupError("the backup cannot be the database file itself")
     partial = destination.with_name(f".{destination.name}.partial")
     partial.unlink(missing_ok=True)
+    _create_private(partial, private_file_mode(source_path.stat().st_mode))
     source = sqlite3.connect(source_path, timeout=30)
     try:
+        # SQLite takes the empty file as a new database (and gives its journal the
+        # file's mode).
         copy = sqlite3.connect(partial)
         try:
             # All pages in one step, so in one read transaction: copied step by step,
@@ -83,6 +92,16 @@ def backup_sqlite(database: Database, target: Path, now: datetime, *,
         os.fsync(handle.fileno())
     os.replace(partial, destination)
     return destination
+
+
+def _create_private(path: Path, mode: int) -> None:
+    """Create ``path`` empty with exactly ``mode`` (the umask may only take bits away
+    at creation; the mode is set again to be sure)."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, mode)
+    try:
+        os.fchmod(fd, mode)
+    finally:
+        os.close(fd)
 
 
 def prune_backups(directory: Path, keep: int) -> list[Path]:

@@ -40,11 +40,16 @@ from sqlalchemy.engine import URL, Connection, Engine, make_url
 from sqlalchemy.orm import Session, sessionmaker
 from sqlalchemy.pool import StaticPool
 
+from ..redact import mask_database_url
+
 __all__ = [
     "Database",
     "SQLITE_BUSY_TIMEOUT",
+    "SQLITE_SIDE_FILES",
     "migrations_directory",
     "normalise_url",
+    "private_file_mode",
+    "secure_sqlite_files",
 ]
 
 log = logging.getLogger(__name__)
@@ -83,6 +88,50 @@ def migrations_directory() -> Path:
         "the database migrations are missing; looked in "
         + " and ".join(str(c) for c in candidates)
     )
+
+
+#: The files SQLite (and ``WriteLock``) keep beside the database file.
+SQLITE_SIDE_FILES = ("-wal", "-shm", "-journal", "-writer")
+#: The mode a new database file gets: every received mail is in it, in clear.
+PRIVATE_MODE = 0o600
+#: The most an existing file may keep: the admin may let the service's group read it.
+GROUP_READABLE_MODE = 0o640
+
+
+def private_file_mode(mode: int) -> int:
+    """The permission bits a file of the server's should have, given its ``mode``: any
+    bit for other users makes it 0600; otherwise it keeps at most 0640 (the owner's read
+    and write, the group's read, which an admin may have chosen for the service's
+    group)."""
+    if mode & 0o007:
+        return PRIVATE_MODE
+    return (mode & GROUP_READABLE_MODE) | PRIVATE_MODE
+
+
+def secure_sqlite_files(path: Path) -> None:
+    """Create the database file ``path`` with mode 0600 if it does not exist, and take
+    from it, and from the files beside it, every bit other users have.
+
+    SQLite creates its -wal, -shm and -journal files with the mode of the database
+    file whatever the umask (it sets the mode after creating them), so a private
+    database file keeps them private too; the ones an older version left are fixed
+    here.
+    """
+    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, PRIVATE_MODE)
+    try:
+        current = os.fstat(fd).st_mode & 0o777
+        wanted = private_file_mode(current)
+        if current != wanted:
+            os.fchmod(fd, wanted)
+    finally:
+        os.close(fd)
+    for suffix in SQLITE_SIDE_FILES:
+        side = path.with_name(path.name + suffix)
+        try:
+            if side.stat().st_mode & 0o777 != wanted:
+                side.chmod(wanted)
+        except FileNotFoundError:
+            continue
 
 
 def _sqlite_is_memory(url: URL) -> bool:
@@ -171,8 +220,8 @@ class Database:
 
     @property
     def display_url(self) -> str:
-        """The URL with any password hidden, for messages and logs."""
-        return make_url(self.url).render_as_string(hide_password=True)
+        """The URL with any password hidden (user-info or query), for messages and logs."""
+        return mask_database_url(self.url)
 
     @property
     def sqlite_path(self) -> Path | None:
@@ -315,11 +364,17 @@ class Database:
         )
         busy_ms = int(SQLITE_BUSY_TIMEOUT * 1000)
 
+        # A "file:" URI names no plain path to create or protect.
+        plain_file = not memory and "uri" not in url.query
+
         @event.listens_for(engine, "do_connect")
         def _make_directory(*_args: Any) -> None:
-            # The directory of the file (e.g. var/) is made when first connecting.
+            # The directory of the file (e.g. var/) is made when first connecting, and
+            # the file is made (or kept) private before SQLite opens it.
             if not memory:
                 Path(url.database or "").parent.mkdir(parents=True, exist_ok=True)
+            if plain_file:
+                secure_sqlite_files(Path(url.database or ""))
 
         @event.listens_for(engine, "connect")
         def _on_connect(dbapi_connection: Any, record: Any) -> None:

@@ -25,8 +25,10 @@ clean. A non-ASCII address is sent with ``SMTPUTF8`` when the relay offers it an
 fails permanently, saying why, when it does not.
 
 The mail's bytes go to the relay untouched (its Message-ID included); the envelope
-sender is the server address and there is exactly one recipient. Only ids,
-recipients and subjects are logged, never bodies.
+sender is the server address and there is exactly one recipient. Each mail is
+logged by its outbox id, Message-ID, recipient and kind (``mail_kind``: "board 101",
+"address confirmation"...), never by its Subject or body: a Subject can carry a
+one-time code (``confirm address <code>``) and a body a code or a reply token.
 """
 
 from __future__ import annotations
@@ -54,7 +56,7 @@ from ..db.repository import OutgoingRow
 if TYPE_CHECKING:  # pragma: no cover
     from ..db.session import Database
 
-__all__ = ["Sender", "Outcome", "LEASE"]
+__all__ = ["Sender", "Outcome", "LEASE", "mail_kind"]
 
 log = logging.getLogger(__name__)
 
@@ -68,15 +70,37 @@ IDLE_CONNECTION = 30.0
 _SUBJECT = re.compile(rb"^Subject:[ \t]*(.*(?:\r?\n[ \t].*)*)", re.IGNORECASE | re.MULTILINE)
 #: Characters no address sent to a relay may hold (controls, blanks, angle brackets).
 _BAD_ADDRESS = re.compile(r"[\x00-\x20\x7f<>]")
+#: The kinds of the server's own Subjects, first match wins; "{board}" is the board
+#: number. Nothing else of a Subject reaches the log.
+_KINDS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
+    (re.compile(pattern, re.IGNORECASE), kind) for pattern, kind in (
+        (r"^New Abalone Board (?P<board>\d+)\b", "new board {board}"),
+        (r"^Nag: Abalone Board (?P<board>\d+)\b", "reminder for board {board}"),
+        (r"^Abalone Board (?P<board>\d+) Error\b", "error on board {board}"),
+        (r"^Abalone Board (?P<board>\d+) preview\b", "preview of board {board}"),
+        (r"^Abalone Board (?P<board>\d+)\b", "board {board}"),
+        (r"^Abalone preview\b", "preview"),
+        (r"^Abalone error\b", "error"),
+        (r"^Abalone help\b", "help"),
+        (r"^Abalone digest\b", "digest"),
+        (r"^Abalone password reset\b", "password reset"),
+        (r"^confirm address\b", "address confirmation"),
+    )
+)
 
 
-def _subject(raw: bytes) -> str:
-    """The Subject for the log, as written (encoded words left as they are)."""
-    head = raw.split(b"\r\n\r\n", 1)[0]
+def mail_kind(raw: bytes) -> str:
+    """What kind of mail ``raw`` is, for the log: a fixed word or two and at most a
+    board number, read from the server's own Subject ("answer" for any other)."""
+    head = raw[:16384].split(b"\r\n\r\n", 1)[0]
     found = _SUBJECT.search(head)
-    if found is None:
-        return ""
-    return " ".join(found.group(1).decode("ascii", "replace").split())[:120]
+    subject = "" if found is None else " ".join(
+        found.group(1)[:400].decode("ascii", "replace").split())
+    for pattern, kind in _KINDS:
+        match = pattern.search(subject)
+        if match is not None:
+            return kind.format(**match.groupdict())
+    return "answer"
 
 
 @dataclass(frozen=True)
@@ -462,13 +486,13 @@ class Sender:
         for item, outcome in done:
             if outcome.sent:
                 log.info("outbox %s: sent %s to %s (%s)", item.id, item.message_id,
-                         item.recipient, _subject(item.raw))
+                         item.recipient, mail_kind(item.raw))
             elif item.id in gave_up:
                 log.error("outbox %s: %s to %s (%s) failed for good: %s", item.id,
-                          item.message_id, item.recipient, _subject(item.raw), outcome.error)
+                          item.message_id, item.recipient, mail_kind(item.raw), outcome.error)
             else:
                 log.warning("outbox %s: %s to %s (%s) will be retried: %s", item.id,
-                            item.message_id, item.recipient, _subject(item.raw),
+                            item.message_id, item.recipient, mail_kind(item.raw),
                             outcome.error)
 
     def _deliver(self, items: list[OutgoingRow]) -> int:
