@@ -8,13 +8,26 @@ and every reply (outbox rows) into that same session; the worker then marks the 
 together or not at all: a crash anywhere loses no accepted mail (the row stays ``new``)
 and never applies a move twice (the row is ``done`` exactly when the move is stored).
 
-When ``handle`` raises, everything it did is rolled back; a separate small
-transaction counts the attempt and records the error, and after ``max_attempts``
-failures the row is ``parked`` for the admin (never silently dropped) and the sender is
-told so in one short answer. The record of a failure never holds the failing value
+A failing mail fails once. Each mail is processed in a savepoint of its own: when
+reading or processing it raises, what it did is rolled back to that savepoint and, in
+the same transaction, the mail is ``parked`` for the admin with the error (never
+silently dropped), counted against its sender's daily share like any mail, and the
+sender told so in one short answer where that is safe (``_answer_parked``); whatever
+else the transaction holds (mails stored for the listener, other mails of a group)
+commits with it. Trying such a mail again would only fail again: a bug, or a mail
+built to break the server. Only a transient database failure (a lost connection, a
+lock or statement timeout: ``is_transient``) rolls the whole transaction back; a small
+transaction of its own then counts the attempt, and after ``max_attempts`` of them the
+mail is parked the same way. The record of a failure never holds the failing value
 (only the error's type and where it happened, see ``error_summary``), the log gets one
 line with the mail id, and a mail whose failure cannot even be recorded is set aside
 for this process's life: no single mail can stop the worker.
+
+The mails the next transaction will take are parsed and read before it begins
+(``_read_ahead``): the mails waiting in the inbox and those waiting to be stored by the
+ride-along, a bounded number in a bounded time, kept by their deduplication key for
+the transaction, which uses them when the row holds the very bytes that were read. A
+mail whose reading raised is parked by the transaction without being read again in it.
 
 ``serve`` on SQLite takes the mails that wait in groups (``run_group``): several mails in one
 transaction, each in a savepoint of its own, committed together with all their replies,
@@ -38,8 +51,11 @@ saving that part a write transaction of its own while the worker holds the one l
 from __future__ import annotations
 
 import email
+import email.parser
 import logging
 import re
+from collections import OrderedDict
+from dataclasses import dataclass
 from datetime import datetime
 import threading
 import time
@@ -55,7 +71,7 @@ from .clock import Clock
 from .config import Settings
 from .db.models import ROBOT_TURNS, InboxMail
 from .db.repository import HANDOFF, Handoff, OutgoingRow
-from .mail.guards import answer_address, answer_address_problem, reason_to_ignore
+from .mail.guards import answer_address_problem, reason_to_ignore
 from .mail.validation import (
     decode_encoded_words,
     error_summary,
@@ -68,13 +84,16 @@ from .service import rates
 if TYPE_CHECKING:  # pragma: no cover
     from .db.session import Database
 
-__all__ = ["Worker", "Handle", "HandoffTarget", "RideAlong", "parse_mail", "error_summary",
-           "LEAN_POLICY", "group_most_for"]
+__all__ = ["Worker", "Handle", "Reader", "HandoffTarget", "RideAlong", "parse_mail",
+           "parse_headers", "error_summary", "is_transient", "LEAN_POLICY", "group_most_for"]
 
 log = logging.getLogger(__name__)
 
 #: The service layer's processing function.
 Handle = Callable[[Session, InboxMail, EmailMessage, datetime], None]
+#: The service layer's reading of a parsed mail (kept with the message object), done
+#: before the write transaction (see ``Worker._read_ahead``).
+Reader = Callable[[InboxMail, EmailMessage, Settings], object]
 
 MAX_ATTEMPTS = 3
 
@@ -97,6 +116,12 @@ def group_most_for(database: Database) -> int:
 LOOK_AHEAD = 16
 #: The most answers checked ahead that are kept for mails not processed yet.
 _AHEAD_KEPT = 256
+
+#: The most mails kept read ahead for a transaction to come (the oldest go first), and
+#: the most seconds one round of reading ahead takes: what is not read ahead is read in
+#: the transaction, as before.
+READ_AHEAD_KEPT = 64
+READ_AHEAD_SECONDS = 0.05
 
 
 #: Bytes that were not UTF-8, as the parser hands them over (surrogate escapes).
@@ -126,11 +151,71 @@ class _LeanPolicy(EmailPolicy):
 LEAN_POLICY = _LeanPolicy()
 
 
+def parse_headers(raw: bytes) -> EmailMessage:
+    """Only the stored bytes' headers (the body is left unread, as text): enough for the
+    loop guards and the answer address, and linear in the size whatever the MIME
+    structure, for answering a mail whose body could not be read."""
+    message = email.parser.BytesParser(policy=LEAN_POLICY).parsebytes(raw, headersonly=True)
+    assert isinstance(message, EmailMessage)
+    return message
+
+
+def is_transient(error: BaseException) -> bool:
+    """Whether trying the mail again may succeed: the database failed (a lost connection,
+    a lock, statement or pool timeout, a deadlock), not anything in the mail. Every
+    other failure is the mail's, and parked at once (see the module text)."""
+    from sqlalchemy.exc import DBAPIError, OperationalError
+    from sqlalchemy.exc import TimeoutError as PoolTimeout
+
+    for each in (error, error.__cause__):
+        if isinstance(each, DBAPIError) and each.connection_invalidated:
+            return True
+        if isinstance(each, (OperationalError, PoolTimeout)):
+            return True
+    return False
+
+
+def _read_mail(mail: InboxMail, message: EmailMessage, settings: Settings) -> object:
+    """The mail room's reading (``service.precheck.read_mail``), cached with the message."""
+    from .service.precheck import read_mail
+
+    return read_mail(mail, message, settings)
+
+
+@dataclass
+class _Read:
+    """A mail parsed (and, once stored, read) before its write transaction."""
+
+    #: What the reading depends on: the bytes and the envelope (a row is given this
+    #: reading only when it holds the same).
+    raw: bytes
+    envelope: tuple[str, str]
+    #: The parsed mail, or None when reading it raised.
+    message: EmailMessage | None
+    #: What reading it raised (``error_summary``), or None.
+    failure: str | None
+    #: The inbox row it was read for (None: read from the ride-along, not stored yet,
+    #: so only parsed: the reading is kept with the row's id).
+    inbox_id: int | None
+
+
+class _ReadFailed(Exception):
+    """The mail's reading ahead raised; its record (``summary``) parks the mail."""
+
+    def __init__(self, summary: str) -> None:
+        super().__init__("reading the mail ahead failed")
+        self.summary = summary
+
+
 def parse_mail(raw: bytes) -> EmailMessage:
     """The stored bytes as an EmailMessage (headers as plain text, get_body works)."""
     message = email.message_from_bytes(raw, policy=LEAN_POLICY)
     assert isinstance(message, EmailMessage)
     return message
+
+
+#: The note of a mail parked because it failed (the error is in ``last_error``).
+_PARKED_NOTE = "failed; kept for the admin (`abalone-pbm mail replay ID` runs it again)"
 
 
 class PasswordHook(Protocol):
@@ -160,9 +245,13 @@ class RideAlong(Protocol):
     cost no write transaction of their own. ``write`` is called at the start of each of
     the worker's transactions, and before each further mail of a group, and returns
     what it wrote (None: nothing); after the transaction, ``committed`` or
-    ``rolled_back`` is told which."""
+    ``rolled_back`` is told which. ``waiting_mails`` shows the inbox rows (as
+    ``mail.intake.inbox_values`` makes them) the next ``write`` will store, without
+    taking them: the worker reads them before its transaction."""
 
     def write(self, session: Session) -> object | None: ...
+
+    def waiting_mails(self) -> list[dict[str, Any]]: ...
 
     def committed(self, written: object) -> None: ...
 
@@ -196,6 +285,7 @@ class Worker:
         group_seconds: float = GROUP_SECONDS,
         look_ahead: int = LOOK_AHEAD,
         ride_along: RideAlong | None = None,
+        reader: Reader = _read_mail,
     ) -> None:
         self.database = database
         self.settings = settings
@@ -232,6 +322,13 @@ class Worker:
         self._ahead_budget: dict[str, int] = {}
         #: Writes that ride on the worker's transactions (see ``RideAlong``).
         self.ride_along = ride_along
+        #: A transaction rolled back with what rode along: the next one writes that
+        #: alone first, so a mail it stored exists when its failure is counted.
+        self._ride_first = False
+        #: How a mail is read before its transaction, and the mails read ahead, by
+        #: deduplication key (see ``_read_ahead``).
+        self.reader = reader
+        self._reads: OrderedDict[str, _Read] = OrderedDict()
 
     def run_once(self) -> bool:
         """Process the next new inbox mail; False when there was none.
@@ -257,6 +354,10 @@ class Worker:
         most = self.group_most if most is None else most
         if self._alone_next:
             most, self._alone_next = 1, False
+        if self._ride_first:
+            self._ride_first = False
+            self._ride_alone()
+        self._read_ahead(most)
         answers: dict[tuple[str, str], bool] = {}
         for tries_left in (2, 1, 0):
             try:
@@ -330,7 +431,11 @@ class Worker:
                 mails += next_waiting_inbox(session, self.look_ahead,
                                             exclude=self.set_aside | {first_id})
                 for mail in mails:
-                    message = parse_mail(bytes(mail.raw))
+                    message = self._read_row(mail.dedup_key, bytes(mail.raw),
+                                             mail.envelope_from or "", mail.envelope_to or "",
+                                             mail).message
+                    if message is None:
+                        continue  # its reading failed: parked when it is taken
                     if self._reason_to_drop(session, mail, message, now,
                                             count_it=False)[0] is not None:
                         continue
@@ -343,6 +448,76 @@ class Worker:
             return []
         return pairs
 
+
+    def _read_ahead(self, most: int) -> None:
+        """Parse and read, before the write transaction, the mails it will take: those
+        the ride-along will store (parsed only: the reading is kept with a row's id)
+        and the next ``most`` waiting in the inbox, within ``READ_AHEAD_SECONDS``.
+        Best effort: a database error only means reading in the transaction."""
+        from .db.repository import next_waiting_inbox
+
+        deadline = time.monotonic() + READ_AHEAD_SECONDS
+        if self.ride_along is not None:
+            for row in self.ride_along.waiting_mails()[:most]:
+                if time.monotonic() > deadline:
+                    return
+                self._read_row(row["dedup_key"], bytes(row["raw"]), row["envelope_from"],
+                               row["envelope_to"], None)
+        try:
+            with self.database.read() as session:
+                known = [read.inbox_id for read in self._reads.values()
+                         if read.inbox_id is not None]
+                waiting = next_waiting_inbox(session, most, exclude=self.set_aside,
+                                             known=known)
+        except Exception as error:
+            log.info("no reading ahead: %s",
+                     error_summary(error, limit=300).strip().splitlines()[-1])
+            return
+        for mail in waiting:
+            if time.monotonic() > deadline:
+                return
+            self._read_row(mail.dedup_key, bytes(mail.raw), mail.envelope_from or "",
+                           mail.envelope_to or "", mail)
+
+    def _read_row(self, key: str, raw: bytes, envelope_from: str, envelope_to: str,
+                  mail: InboxMail | None) -> _Read:
+        """The mail read ahead (see ``_read_ahead``): found, or parsed and read now and
+        kept; ``mail``: its stored row (None: not stored yet). What reading raises is
+        kept as the mail's failure, never raised here."""
+        envelope = (envelope_from, envelope_to)
+        read = self._reads.get(key)
+        if read is not None and (read.raw != raw or read.envelope != envelope):
+            read = None  # another delivery with the same key: read what is stored
+        if read is None:
+            read = _Read(raw, envelope, None, None, None)
+            try:
+                read.message = parse_mail(raw)
+            except Exception as error:
+                read.failure = error_summary(error)
+        if mail is not None and read.inbox_id is None and read.failure is None:
+            read.inbox_id = mail.id
+            assert read.message is not None
+            try:
+                self.reader(mail, read.message, self.settings)
+            except Exception as error:
+                read.message, read.failure = None, error_summary(error)
+        if read.failure is not None and key not in self._reads:
+            log.warning("inbox %s: reading the mail failed: %s",
+                        read.inbox_id if read.inbox_id is not None else "(to be stored)",
+                        read.failure)
+        self._reads[key] = read
+        self._reads.move_to_end(key)
+        while len(self._reads) > READ_AHEAD_KEPT:
+            self._reads.popitem(last=False)
+        return read
+
+    def _take_read(self, mail: InboxMail) -> _Read | None:
+        """What was read ahead of this stored mail, if it was read from its very bytes."""
+        read = self._reads.pop(mail.dedup_key, None)
+        if read is None or read.raw != bytes(mail.raw) or read.envelope != (
+                mail.envelope_from or "", mail.envelope_to or ""):
+            return None
+        return read
 
     def _run_group(
         self, answers: dict[tuple[str, str], bool], may_leave: bool, most: int
@@ -367,7 +542,8 @@ class Worker:
                 if mail is not None:
                     first_id = mail.id
                     started = time.monotonic()
-                    outcomes.append((mail.id, self._process(session, mail, answers, may_leave)))
+                    outcomes.append((mail.id, self._attempt(session, mail, answers, may_leave,
+                                                            handoff)))
                     grouped = self._take_followers(session, handoff, outcomes, most, started,
                                                    riding)
                     robot_boards = session.info.get(ROBOT_TURNS, robot_boards)
@@ -376,6 +552,9 @@ class Worker:
             raise
         except Exception as error:
             self._rode(riding, committed=False)
+            # What rode along is written alone first next time: a mail it stored is
+            # then stored for good before it is tried again, and its failures counted.
+            self._ride_first = bool(riding)
             if first_id is None:
                 raise  # could not even claim a mail: the database is away
             if grouped:
@@ -426,7 +605,7 @@ class Worker:
                     savepoint.rollback()
                     self.drained = True
                     break
-                outcome = self._process(session, follower, {}, may_leave=True)
+                outcome = self._attempt(session, follower, {}, True, handoff)
                 savepoint.commit()
             except _CheckFirst:
                 savepoint.rollback()  # its passwords are checked when it is first
@@ -434,6 +613,7 @@ class Worker:
                     del handoff.rows[handed:]
                 break
             except Exception as error:
+                # The database failed (``_attempt`` parks what the mail itself causes).
                 log.info("inbox %s: left for the next group, alone: %s",
                          follower.id if follower is not None else "?",
                          error_summary(error, limit=300).strip().splitlines()[-1])
@@ -482,6 +662,44 @@ class Worker:
                 log.error("worker: could not report the writes that rode along: %s",
                           error_summary(error, limit=300))
 
+    def _attempt(
+        self, session: Session, mail: InboxMail, answers: dict[tuple[str, str], bool],
+        may_leave: bool, handoff: Handoff | None,
+    ) -> str:
+        """``_process`` in a savepoint of its own; its outcome for the log. When it
+        raises, what it wrote is rolled back to the savepoint and the mail is parked
+        right here, in this transaction (see the module text); only a transient
+        database failure (and ``_CheckFirst``) is raised, for the whole transaction."""
+        handed = len(handoff.rows) if handoff is not None else 0
+        savepoint = session.begin_nested()
+        try:
+            outcome = self._process(session, mail, answers, may_leave)
+            savepoint.commit()
+            return outcome
+        except Exception as error:
+            if savepoint.is_active:
+                savepoint.rollback()
+            if handoff is not None:
+                del handoff.rows[handed:]  # rows a rolled-back mail wrote never go out
+            if isinstance(error, _CheckFirst) or is_transient(error):
+                raise
+            # Values the mail's processing set on the row (without the unit of work)
+            # are read again as the rollback left them.
+            session.expire(mail)
+            return self._park(session, mail, error)
+
+    def _park(self, session: Session, mail: InboxMail, error: Exception) -> str:
+        """Park a mail whose reading or processing raised (rolled back already), in
+        this transaction: recorded, counted against its sender, answered where safe."""
+        from .db.repository import mark_inbox
+
+        summary = error.summary if isinstance(error, _ReadFailed) else error_summary(error)
+        now = self.clock.now()
+        mark_inbox(session, mail, "parked", note=_PARKED_NOTE, error=summary, now=now)
+        answered = self._answer_parked(session, mail, now)
+        log.error("inbox %s: parked, it failed: %s (%s)", mail.id, summary, answered)
+        return f"parked ({answered})"
+
     def _process(
         self, session: Session, mail: InboxMail, answers: dict[tuple[str, str], bool],
         may_leave: bool,
@@ -490,7 +708,13 @@ class Worker:
         from .db.repository import mark_inbox
 
         now = self.clock.now()
-        message = parse_mail(bytes(mail.raw))
+        read = self._take_read(mail)
+        if read is not None and read.failure is not None:
+            raise _ReadFailed(read.failure)  # not read again in the transaction
+        if read is not None and read.message is not None:
+            message = read.message
+        else:
+            message = parse_mail(bytes(mail.raw))
         reason, answer_to = self._reason_to_drop(session, mail, message, now)
         if reason is not None:
             mark_inbox(session, mail, "dropped", note=reason, now=now)
@@ -533,14 +757,16 @@ class Worker:
         return reason, answer_to
 
     def _failed(self, mail_id: int, error: BaseException) -> None:
-        """Count a failed attempt in its own transaction; park the mail after the last.
+        """A transaction that rolled back as a whole (the database failed, or the mail's
+        failure could not be recorded in it): count the attempt in a transaction of its
+        own; park the mail after the last, or at once when retrying cannot help.
 
         Never raises because of the mail: when even recording fails, the mail is set
         aside (skipped by this worker until it restarts) and the failure logged.
         """
         summary = error_summary(error)
         try:
-            parked, attempts = self._record_failure(mail_id, summary)
+            parked, attempts = self._record_failure(mail_id, summary, is_transient(error))
         except Exception as record_error:
             self.set_aside.add(mail_id)
             log.error("inbox %s: failed (%s), and the failure could not be recorded (%s); "
@@ -553,37 +779,47 @@ class Worker:
         elif attempts:
             log.warning("inbox %s: attempt %d failed, will retry: %s", mail_id, attempts,
                         summary)
+        else:
+            # Stored by what rode along in the transaction that rolled back: stored
+            # alone first next time (``_ride_first``), then tried again.
+            log.warning("inbox %s: failed in the transaction that stored it: %s", mail_id,
+                        summary)
 
-    def _record_failure(self, mail_id: int, summary: str) -> tuple[bool, int]:
-        """(parked, attempts so far); the parked mail's sender is told in one answer."""
+    def _record_failure(self, mail_id: int, summary: str, transient: bool
+                        ) -> tuple[bool, int]:
+        """(parked, attempts so far); a parked mail is answered (``_answer_parked``)."""
         from .db.repository import mark_inbox
 
         with self.database.write() as session:
             mail = session.get(InboxMail, mail_id)
             if mail is None or mail.status != "new":
                 return False, 0
-            # mark_inbox counts the attempt; the mail stays new until the last one.
-            parked = (mail.attempts or 0) + 1 >= self.max_attempts
+            # mark_inbox counts the attempt; a transient failure leaves the mail new
+            # until the last attempt.
+            parked = not transient or (mail.attempts or 0) + 1 >= self.max_attempts
             now = self.clock.now()
-            mark_inbox(session, mail, "parked" if parked else "new", error=summary, now=now)
+            mark_inbox(session, mail, "parked" if parked else "new",
+                       note=_PARKED_NOTE if parked else None, error=summary, now=now)
             attempts = mail.attempts
             if parked:
-                self._tell_parked(session, mail, now)
+                self._answer_parked(session, mail, now)
         return parked, attempts
 
-    def _tell_parked(self, session: Session, mail: InboxMail, now: datetime) -> None:
-        """Answer a parked mail: the sender learns it was kept, not lost (best effort)."""
+    def _answer_parked(self, session: Session, mail: InboxMail, now: datetime) -> str:
+        """Count a parked mail against its sender's daily share as any mail is, and
+        answer it where that is safe: the sender learns it was kept, not lost. Only its
+        headers are read (its body may be what failed). Returns what was done, for the
+        log; never raises."""
         from .db.repository import enqueue_outbox
         from .mail.compose import compose
 
+        envelope = mail.envelope_from or ""
         try:
             with session.begin_nested():
-                message = parse_mail(bytes(mail.raw))
-                if reason_to_ignore(message, mail.envelope_from or "", self.settings.address):
-                    return
-                answer_to = answer_address(message, mail.envelope_from or "")
-                if not answer_to:
-                    return
+                message = parse_headers(bytes(mail.raw))
+                reason, answer_to = self._reason_to_drop(session, mail, message, now)
+                if reason is not None:
+                    return f"not answered: {reason}"
                 ids = message_ids(str(message.get("Message-ID") or ""))
                 message_id = ids[0] if ids else ""
                 body = (
@@ -598,9 +834,17 @@ class Worker:
                     date=now,
                 )
                 enqueue_outbox(session, answer, now, inbox_id=mail.id)
+                rates.record_answers(session, mail.id, answer_to, envelope, now)
+                return "its sender was told"
         except Exception as error:
             log.error("inbox %s: could not tell the sender it was parked: %s", mail.id,
                       error_summary(error, limit=300))
+        # Counted all the same, by its envelope: a mail whose headers cannot be read
+        # costs its sender a mail too.
+        sender = rates.normalise_address(envelope)
+        if sender:
+            rates.record(session, rates.MAIL, sender, now)
+        return "not answered: its headers could not be read"
 
     def run_pending(self, limit: int | None = None) -> int:
         """Process mail until the inbox has none new (or ``limit``); returns how many."""

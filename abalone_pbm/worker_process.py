@@ -407,6 +407,11 @@ class Link:
             taken, self._waiting = self._waiting, []
         return taken
 
+    def peek_requests(self) -> list[Request]:
+        """The requests waiting for the next transaction, left there."""
+        with self._waiting_lock:
+            return list(self._waiting)
+
     def put_back(self, requests: list[Request]) -> None:
         """Requests whose transaction rolled back: first for the next one."""
         with self._waiting_lock:
@@ -489,6 +494,11 @@ class ServeRequests:
         if refused:
             self.link.tell("answered", refused)
         return written or None
+
+    def waiting_mails(self) -> list[dict[str, Any]]:
+        """The inbox rows the next ``write`` stores (the worker reads them first)."""
+        return [row for _number, kind, payload in self.link.peek_requests()
+                if kind == "mails" for row in payload]
 
     def committed(self, written: object) -> None:
         assert isinstance(written, list)

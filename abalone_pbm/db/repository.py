@@ -205,11 +205,14 @@ def _waiting_in_turn(session: Session, exclude: Iterable[int]) -> list[int]:
 _MAILS = select(InboxMail).where(InboxMail.id.in_(bindparam("ids", expanding=True)))
 
 
-def next_waiting_inbox(session: Session, most: int,
-                       exclude: Iterable[int] = ()) -> list[InboxMail]:
+def next_waiting_inbox(session: Session, most: int, exclude: Iterable[int] = (),
+                       known: Iterable[int] = ()) -> list[InboxMail]:
     """The next ``most`` waiting mails as ``claim_next_inbox`` would take them, not
-    claimed (read only: another worker may take any of them first)."""
-    ids = _waiting_in_turn(session, exclude)[:most]
+    claimed (read only: another worker may take any of them first); of those in
+    ``known`` (the caller has them) none is loaded."""
+    had = set(known)
+    ids = [mail_id for mail_id in _waiting_in_turn(session, exclude)[:most]
+           if mail_id not in had]
     if not ids:
         return []
     found = {mail.id: mail for mail in session.scalars(_MAILS, {"ids": ids})}

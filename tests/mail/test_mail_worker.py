@@ -11,6 +11,7 @@ from types import SimpleNamespace
 import pytest
 from mail_helpers import OURS, person_mail, wait_for
 from sqlalchemy import func, select
+from sqlalchemy.exc import OperationalError
 
 from abalone_pbm.db import repository
 from abalone_pbm.db.models import InboxMail, OutboxMail
@@ -65,16 +66,22 @@ def test_a_redelivered_mail_is_stored_and_processed_once(database, make_settings
     assert len(_outbox(database)) == 1
 
 
+def _database_away() -> OperationalError:
+    """What SQLAlchemy raises when the database fails under a statement (transient)."""
+    return OperationalError("UPDATE inbox_mail ...", {}, Exception("database is locked"))
+
+
 def test_game_change_replies_and_status_commit_together(
     database, make_settings, clock, echo, monkeypatch
 ):
-    """If anything fails after the handler wrote its replies, none of it is kept."""
+    """If the database fails after the handler wrote its replies, none of it is kept,
+    and the mail is tried again."""
     mail_id, _ = _store(database, clock, person_mail(1))
     real_mark = repository.mark_inbox
 
     def crash_when_done(session, mail, status, *args, **kwargs):
         if status == "done":
-            raise RuntimeError("power cut between the reply and the status")
+            raise _database_away()
         return real_mark(session, mail, status, *args, **kwargs)
 
     monkeypatch.setattr(repository, "mark_inbox", crash_when_done)
@@ -85,8 +92,9 @@ def test_game_change_replies_and_status_commit_together(
     (mail,) = _inbox(database)
     assert mail.status == "new" and mail.attempts == 1
     # The record names the error and where it happened, never a value it quoted.
-    assert mail.last_error.startswith("RuntimeError at ")
+    assert mail.last_error.startswith("OperationalError at ")
     assert "crash_when_done" in mail.last_error
+    assert "database is locked" not in mail.last_error
 
     monkeypatch.setattr(repository, "mark_inbox", real_mark)
     assert worker.run_once() is True
@@ -96,7 +104,8 @@ def test_game_change_replies_and_status_commit_together(
     assert mail.status == "done"
 
 
-def test_a_handler_that_keeps_failing_parks_the_mail(database, make_settings, clock, echo):
+def test_a_handler_that_fails_parks_the_mail_at_once(database, make_settings, clock, echo):
+    """A failure that is not the database's would only repeat: one attempt, parked."""
     calls: list[int] = []
 
     def broken(session, mail, message, now):
@@ -107,16 +116,13 @@ def test_a_handler_that_keeps_failing_parks_the_mail(database, make_settings, cl
     bad_id, _ = _store(database, clock, person_mail(1))
     good_id, _ = _store(database, clock, person_mail(2))
     worker = Worker(database, make_settings(), clock, broken)
-    for attempt in (1, 2):
-        assert worker.run_once() is True
-        mail = _inbox(database)[0]
-        assert (mail.status, mail.attempts) == ("new", attempt)
-        assert mail.last_error.startswith("ValueError at ")
-        assert "in broken" in mail.last_error and "\n" not in mail.last_error
     assert worker.run_once() is True
     mail = _inbox(database)[0]
-    assert (mail.status, mail.attempts) == ("parked", 3)
-    assert calls == [bad_id] * 3
+    assert (mail.status, mail.attempts) == ("parked", 1)
+    assert mail.last_error.startswith("ValueError at ")
+    assert "in broken" in mail.last_error and "\n" not in mail.last_error
+    assert "bug" not in mail.last_error and "replay" in mail.note
+    assert calls == [bad_id]
     # What the handler wrote is gone; the sender is told the mail was kept, once.
     (told,) = _outbox(database)
     assert told.recipient == "fred@example.net" and told.inbox_id == bad_id
@@ -130,6 +136,29 @@ def test_a_handler_that_keeps_failing_parks_the_mail(database, make_settings, cl
     assert worker.run_pending() == 1
     assert echo.calls == [good_id]
     assert [m.status for m in _inbox(database)] == ["parked", "done"]
+
+
+def test_a_database_that_keeps_failing_parks_the_mail_after_the_last_attempt(
+        database, make_settings, clock, echo):
+    calls: list[int] = []
+
+    def locked(session, mail, message, now):
+        calls.append(mail.id)
+        echo(session, mail, message, now)
+        raise _database_away()
+
+    bad_id, _ = _store(database, clock, person_mail(1))
+    worker = Worker(database, make_settings(), clock, locked)
+    for attempt in (1, 2):
+        assert worker.run_once() is True
+        (mail,) = _inbox(database)
+        assert (mail.status, mail.attempts) == ("new", attempt)
+    assert worker.run_once() is True
+    (mail,) = _inbox(database)
+    assert (mail.status, mail.attempts) == ("parked", 3)
+    assert calls == [bad_id] * 3
+    (told,) = _outbox(database)
+    assert told.inbox_id == bad_id and b"could not be processed" in told.raw
 
 
 @pytest.mark.parametrize(
@@ -288,6 +317,9 @@ class _NoteRides:
     def committed(self, written):
         self.ended.append(("committed", written))
 
+    def waiting_mails(self):
+        return []
+
     def rolled_back(self, written):
         self.ended.append(("rolled back", written))
 
@@ -301,7 +333,7 @@ def _rides(database) -> list[str]:
             RateEvent.scope == "ride-along").order_by(RateEvent.id)))
 
 
-def test_writes_ride_along_with_the_mail_and_roll_back_with_it(
+def test_writes_ride_along_with_the_mail_and_roll_back_only_when_the_database_fails(
         database, make_settings, clock, echo, monkeypatch):
     rides = _NoteRides()
     worker = Worker(database, make_settings(), clock, echo, ride_along=rides, max_attempts=5)
@@ -309,17 +341,31 @@ def test_writes_ride_along_with_the_mail_and_roll_back_with_it(
     _store(database, clock, person_mail(1))
     assert worker.run_once() is True
     real_mark = repository.mark_inbox
+    failure: list[Exception] = []
 
     def crash_when_done(session, mail, status, *args, **kwargs):
         if status == "done":
-            raise RuntimeError("the mail's transaction fails")
+            raise failure[0]
         return real_mark(session, mail, status, *args, **kwargs)
 
-    _store(database, clock, person_mail(2))
     monkeypatch.setattr(repository, "mark_inbox", crash_when_done)
-    assert worker.run_once() is True  # an attempt that failed
-    assert rides.ended == [("committed", 1), ("committed", 2), ("rolled back", 3)]
-    assert _rides(database) == ["ride 1", "ride 2"]
+    # The mail's own failure: it is parked, and what rode along commits with that.
+    _store(database, clock, person_mail(2))
+    failure.append(RuntimeError("the mail's processing fails"))
+    assert worker.run_once() is True
+    # The database's: everything rolls back, what rode along is written alone first
+    # next time.
+    _store(database, clock, person_mail(3))
+    failure[0] = _database_away()
+    assert worker.run_once() is True
+    assert rides.ended == [("committed", 1), ("committed", 2), ("committed", 3),
+                           ("rolled back", 4)]
+    assert [m.status for m in _inbox(database)] == ["done", "parked", "new"]
+    monkeypatch.setattr(repository, "mark_inbox", real_mark)
+    assert worker.run_once() is True
+    assert rides.ended[4:] == [("committed", 5), ("committed", 6)]
+    assert _rides(database) == ["ride 1", "ride 2", "ride 3", "ride 5", "ride 6"]
+    assert [m.status for m in _inbox(database)] == ["done", "parked", "done"]
 
 
 class _SlowChecks:

@@ -1,6 +1,6 @@
 """The worker's groups (``serve``): the mails waiting are processed in one transaction,
-each in a savepoint; one that fails or needs an argon2 check is left for the next group,
-which starts with it."""
+each in a savepoint; one that fails is parked in its place, one that needs an argon2
+check (or that the database fails) is left for the next group, which starts with it."""
 
 from __future__ import annotations
 
@@ -64,7 +64,8 @@ def test_run_once_takes_one_mail(database, make_settings, clock):
     assert worker.run_pending() == 3
 
 
-def test_a_failing_mail_leaves_the_group_and_fails_alone(database, make_settings, clock):
+def test_a_failing_mail_is_parked_in_its_group_and_the_group_goes_on(
+        database, make_settings, clock):
     ids = _store_all(database, clock, range(1, 6))
     echo = Echo()
     bad = ids[2]
@@ -75,19 +76,13 @@ def test_a_failing_mail_leaves_the_group_and_fails_alone(database, make_settings
             raise RuntimeError("this one breaks")
 
     worker = Worker(database, make_settings(), clock, handle, group_most=16, group_seconds=30)
-    assert worker.run_group() == 2  # the two before it
+    assert worker.run_group() == 5
+    assert echo.calls == ids  # tried once
     inbox = {m.id: m for m in _rows(database, InboxMail)}
-    assert [inbox[i].status for i in ids] == ["done", "done", "new", "new", "new"]
-    assert inbox[bad].attempts == 0  # not counted: it was not tried alone yet
-    assert worker.run_group() == 1  # alone, and counted
-    inbox = {m.id: m for m in _rows(database, InboxMail)}
-    assert inbox[bad].status == "new" and inbox[bad].attempts == 1
+    assert [inbox[i].status for i in ids] == ["done", "done", "parked", "done", "done"]
+    assert inbox[bad].attempts == 1
     assert "RuntimeError" in (inbox[bad].last_error or "")  # its type, never its value
-    assert worker.run_group() == 1  # a group again starts with it: it fails alone
-    worker.run_pending()
-    inbox = {m.id: m for m in _rows(database, InboxMail)}
-    assert inbox[bad].status == "parked"
-    assert [inbox[i].status for i in ids if i != bad] == ["done"] * 4
+    assert "breaks" not in (inbox[bad].last_error or "")
     # No reply of the failing mail was kept (only the notice that it was parked); each
     # other mail has its one reply.
     outbox = _rows(database, OutboxMail)
@@ -95,6 +90,31 @@ def test_a_failing_mail_leaves_the_group_and_fails_alone(database, make_settings
         [i for i in ids if i != bad]
     assert [b"Subject: Re: abalone help 3" in r.raw for r in outbox if r.inbox_id == bad] \
         == [False]
+
+
+def test_a_mail_the_database_fails_leaves_the_group_and_is_tried_alone(
+        database, make_settings, clock):
+    from sqlalchemy.exc import OperationalError
+
+    ids = _store_all(database, clock, range(1, 6))
+    echo = Echo()
+    bad = ids[2]
+    failures = [OperationalError("SELECT ...", {}, Exception("database is locked"))]
+
+    def handle(session, mail, message, now):  # type: ignore[no-untyped-def]
+        echo(session, mail, message, now)
+        if mail.id == bad and failures:
+            raise failures.pop()
+
+    worker = Worker(database, make_settings(), clock, handle, group_most=16, group_seconds=30)
+    assert worker.run_group() == 2  # the two before it
+    inbox = {m.id: m for m in _rows(database, InboxMail)}
+    assert [inbox[i].status for i in ids] == ["done", "done", "new", "new", "new"]
+    assert inbox[bad].attempts == 0  # not counted: it was not tried alone yet
+    assert worker.run_group() == 1  # alone: the database is back
+    assert worker.run_group() == 2
+    inbox = {m.id: m for m in _rows(database, InboxMail)}
+    assert [inbox[i].status for i in ids] == ["done"] * 5
 
 
 def test_a_mail_that_needs_a_password_check_ends_the_group(database, make_settings, clock):
@@ -138,8 +158,10 @@ def test_the_replies_of_a_mail_left_out_never_reach_the_sender(database, make_se
     handoff = _Handoff(clock)
     worker = Worker(database, make_settings(), clock, handle, handoff=handoff,
                     group_most=16, group_seconds=30)
-    assert worker.run_group() == 2
+    assert worker.run_group() == 4
     outbox = _rows(database, OutboxMail)
-    assert [row.inbox_id for row in outbox] == ids[:2]
+    assert [row.inbox_id for row in outbox] == ids
+    # The failing mail's own answer was rolled back: only the notice that it was parked.
+    assert b"could not be processed" in outbox[2].raw
     assert [[row.id for row in batch] for batch in handoff.batches] == [
         [row.id for row in outbox]]
