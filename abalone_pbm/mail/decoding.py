@@ -5,87 +5,10 @@ from __future__ import annotations
 
 import codecs
 import email.message
-import re
 from dataclasses import dataclass
-from html.parser import HTMLParser
 
+from .html_text import html_to_text
 from .validation import clean_text
-
-
-class _HTMLText(HTMLParser):
-    """A crude HTML-to-text converter: blocks become lines, blockquotes ``>`` quotes."""
-
-    _BLOCK = {
-        "p", "div", "br", "tr", "li", "ul", "ol", "table", "h1", "h2", "h3", "h4", "h5",
-        "h6", "pre", "hr", "blockquote", "section", "article", "header", "footer",
-    }
-    _SKIP = {"script", "style", "head", "title"}
-
-    def __init__(self) -> None:
-        super().__init__(convert_charrefs=True)
-        self.lines: list[tuple[int, str]] = []
-        self.current: list[str] = []
-        self.depth = 0
-        self.skip = 0
-        self.pre = 0
-
-    def _flush(self) -> None:
-        text = "".join(self.current)
-        if not self.pre:
-            text = re.sub(r"[ \t\r\n\f\v]+", " ", text).strip()
-        for part in text.split("\n"):
-            self.lines.append((self.depth, part.rstrip()))
-        self.current = []
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        if tag in self._SKIP:
-            self.skip += 1
-        elif tag == "br":
-            self._flush()
-        elif tag in self._BLOCK:
-            if self.current:
-                self._flush()
-            if tag == "blockquote":
-                self.depth += 1
-            elif tag == "pre":
-                self.pre += 1
-
-    def handle_endtag(self, tag: str) -> None:
-        if tag in self._SKIP:
-            self.skip = max(0, self.skip - 1)
-        elif tag in self._BLOCK:
-            if self.current:
-                self._flush()
-            if tag == "blockquote":
-                self.depth = max(0, self.depth - 1)
-            elif tag == "pre":
-                self.pre = max(0, self.pre - 1)
-            if tag in ("p", "div", "blockquote", "table", "pre"):
-                self.lines.append((self.depth, ""))
-
-    def handle_data(self, data: str) -> None:
-        if not self.skip:
-            self.current.append(data.replace("\xa0", " "))
-
-    def text(self) -> str:
-        if self.current:
-            self._flush()
-        out: list[str] = []
-        for depth, line in self.lines:
-            text = ("> " * depth + line).rstrip() if depth else line
-            if not text and out and not out[-1]:
-                continue
-            out.append(text)
-        return "\n".join(out).strip("\n") + "\n"
-
-
-def html_to_text(markup: str) -> str:
-    """Crude HTML to plain text: block elements end lines, ``<blockquote>`` becomes
-    ``>`` quoting (so quoted HTML is never read as a command), entities decoded."""
-    parser = _HTMLText()
-    parser.feed(markup)
-    parser.close()
-    return parser.text()
 
 
 def _text_codec(charset: str) -> str:
