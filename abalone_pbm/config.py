@@ -88,6 +88,9 @@ class Settings:
     max_addresses: int = 5
     #: Days a confirmation code for a new address stays valid.
     confirmation_days: int = 7
+    #: Days a received mail is kept whole once processed; then only a small record of
+    #: it stays (``db.retention``). Parked mail is kept until the admin replays it.
+    inbox_retention_days: int = 28
     #: Most confirmation requests mailed to one address per day (all users together).
     confirmations_per_address_daily: int = 3
     #: Text written by users (message, chat): most mails one user makes others get per
@@ -122,6 +125,18 @@ class Settings:
     robot_budget: float = 60.0
     #: Seconds per move by robot, overriding the levels' defaults: "boulder:10,avalanche:60".
     robot_budgets: str = ""
+    #: Threads the robots think in side by side (at least 2): long thinks (a -think
+    #: above the level's own time) and analyses take one each at most, so ordinary
+    #: robot moves always find one free.
+    robot_lanes: int = 3
+    #: CPU seconds the robots may spend a day on the games of one user (charged to
+    #: each human player of the game); past it they think at most
+    #: ``robot_budget_past_allowance`` seconds (and never above their level's own).
+    robot_seconds_per_user_daily: int = 3600
+    robot_budget_past_allowance: float = 5.0
+    #: Seconds between two looks of the robots at every game (games started from the
+    #: admin's command line are picked up then).
+    robot_sweep_seconds: float = 30.0
 
     def robot_budget_for(self, robot: str, default: float) -> float:
         """Seconds ``robot`` thinks per move: ``robot_budgets`` or its level's
@@ -274,6 +289,13 @@ def _check(settings: Settings) -> None:
     parse_robot_budgets(settings.robot_budgets)
     if not 0 < settings.robot_budget:
         raise ValueError(f"{PREFIX}ROBOT_BUDGET must be a positive number of seconds")
+    if not 2 <= settings.robot_lanes <= 16:
+        raise ValueError(f"{PREFIX}ROBOT_LANES must be between 2 and 16")
+    if not 0 < settings.robot_budget_past_allowance:
+        raise ValueError(f"{PREFIX}ROBOT_BUDGET_PAST_ALLOWANCE must be a positive number "
+                         "of seconds")
+    if not 0 < settings.robot_sweep_seconds:
+        raise ValueError(f"{PREFIX}ROBOT_SWEEP_SECONDS must be a positive number of seconds")
     for name in ("smtp_max_sessions", "smtp_max_sessions_per_client",
                  "policy_max_connections", "policy_max_connections_per_client"):
         if getattr(settings, name) < 1:
@@ -287,13 +309,15 @@ def _check(settings: Settings) -> None:
     if not 1 <= settings.relay_connections <= 64:
         raise ValueError(f"{PREFIX}RELAY_CONNECTIONS must be between 1 and 64")
     for name in ("multiple_max_lines", "signup_max_addresses", "max_addresses",
-                 "confirmation_days", "answers_per_mail", "password_max_delay_minutes"):
+                 "confirmation_days", "answers_per_mail", "password_max_delay_minutes",
+                 "inbox_retention_days"):
         if getattr(settings, name) < 1:
             raise ValueError(f"{PREFIX}{name.upper()} must be at least 1")
     for name in ("daily_reply_cap", "sender_daily_mails", "confirmations_per_address_daily",
                  "relay_per_user_daily", "relay_per_recipient_daily", "broadcast_min_games",
                  "broadcast_min_age_days", "challenges_per_sender_daily",
                  "challenges_per_player_daily", "analyses_per_sender_daily",
+                 "robot_seconds_per_user_daily",
                  "signups_per_sender_daily", "signups_per_hour",
                  "password_free_failures"):
         if getattr(settings, name) < 0:

@@ -30,7 +30,7 @@ import threading
 from dataclasses import dataclass, field
 from datetime import datetime
 from collections.abc import Collection
-from typing import TYPE_CHECKING, Any, Callable, TextIO
+from typing import TYPE_CHECKING, Any, Callable, Protocol, TextIO
 
 from .clock import Clock, SystemClock
 from .config import Settings
@@ -104,23 +104,34 @@ def password_hook(settings: Settings) -> PasswordHook:
     return PasswordsInAdvance(settings)
 
 
-#: Plays the computer players' pending turns, on the given boards or (None) wherever
-#: one waits; returns how many moves it made.
-Robots = Callable[[Collection[int] | None], int]
+class RobotLanes(Protocol):
+    """The robots' threads of ``serve`` (``service.robots.RobotLanes``)."""
+
+    def want(self, boards: Collection[int] | None) -> None: ...
+
+    def run(self, stop: threading.Event) -> None: ...
+
+    def stop(self) -> None: ...
+
+
+class Robots(Protocol):
+    """The computer players: called, they play the pending turns on the given boards
+    (None: wherever one waits) in the caller's thread and say how many moves and
+    analyses they made; ``lanes`` gives ``serve`` its robot threads."""
+
+    def __call__(self, boards: Collection[int] | None = None) -> int: ...
+
+    def lanes(self, on_done: Callable[[], None]) -> RobotLanes: ...
 
 
 def robot_hook(settings: Settings, database: Database, clock: Clock) -> Robots:
-    """Register the computer players as users and return the function that plays
-    their pending turns (each searched outside any transaction)."""
+    """Register the computer players as users and return them (each move searched
+    outside any transaction)."""
     from .service import robots
 
     with database.write() as session:
         robots.ensure_robot_users(session, clock)
-
-    def play(boards: Collection[int] | None = None) -> int:
-        return robots.play_robot_turns(database, settings, clock, only=boards)
-
-    return play
+    return robots.RobotPlayers(database, settings, clock)
 
 
 @dataclass
@@ -149,13 +160,11 @@ class Server:
         #: The sender stops after the worker (``stop``), to send its last replies.
         self.sender_stop = threading.Event()
         self.worker_wake = threading.Event()
-        self.robot_wake = threading.Event()
-        #: Boards whose turn the worker handed to a robot, and whether every game must
-        #: be looked at (at start, after a tick, after a quiet while).
-        self._robot_boards: set[int] = set()
-        self._robot_sweep = True
-        self._robot_lock = threading.Lock()
         self.sender = Sender(self.database, self.settings, self.clock)
+        #: The robots' dispatcher and lanes: told the boards whose turn the worker
+        #: handed to a robot, or to look at every game (after a tick).
+        self.robot_lanes: RobotLanes | None = \
+            self.robots.lanes(on_done=self.sender.poke) if self.robots is not None else None
         #: The worker: a thread of this process, or its own process (``linked``).
         self.worker: Worker | None = None
         self.linked: WorkerProcess | None = None
@@ -216,7 +225,7 @@ class Server:
         else:
             self._spawn("worker", self._run_worker)
         self._sender_thread = self._spawn("sender", self._run_sender)
-        if self.robots is not None:
+        if self.robot_lanes is not None:
             self._spawn("robots", self._run_robots)
         if self.tick is not None:
             self._spawn("clock", self._run_clock)
@@ -227,7 +236,8 @@ class Server:
         sender send every answer they caused (and whatever else it holds), join."""
         self.stop_event.set()
         self.worker_wake.set()
-        self.robot_wake.set()
+        if self.robot_lanes is not None:
+            self.robot_lanes.stop()
         self._stop_listeners()
         if self.linked is not None:
             self.linked.stop()
@@ -285,37 +295,21 @@ class Server:
         self.worker.run_forever(self.stop_event, self.worker_wake, idle=self.idle)
 
     def _robot_turns(self, boards: set[int]) -> None:
-        """The worker committed a change that may give these boards' turn to a robot
-        (a mail that gives none wakes no robot: the replies went to the sender with
-        the commit, see Worker.handoff)."""
-        with self._robot_lock:
-            self._robot_boards |= boards
-        self.robot_wake.set()
+        """The worker committed a change that may give these boards' turn to a robot,
+        or queued an analysis for them (a mail that does neither wakes no robot: the
+        replies went to the sender with the commit, see Worker.handoff)."""
+        if self.robot_lanes is not None:
+            self.robot_lanes.want(boards)
 
     def _wake_robots_everywhere(self) -> None:
-        with self._robot_lock:
-            self._robot_sweep = True
-        self.robot_wake.set()
+        if self.robot_lanes is not None:
+            self.robot_lanes.want(None)
 
     def _run_robots(self) -> None:
-        """Robots think in their own thread, so mail keeps flowing while they do."""
-        assert self.robots is not None
-        while not self.stop_event.is_set():
-            woken = self.robot_wake.wait(self.idle * 30)
-            self.robot_wake.clear()
-            if self.stop_event.is_set():
-                break
-            with self._robot_lock:
-                # After a quiet while every game is looked at once.
-                sweep, boards = self._robot_sweep or not woken, self._robot_boards
-                self._robot_sweep, self._robot_boards = False, set()
-            try:
-                if self.robots(None if sweep else boards):
-                    self.sender.poke()
-            except Exception:
-                log.exception("robots: playing a turn failed")
-                with self._robot_lock:
-                    self._robot_sweep = True  # tried again at the next wake
+        """Robots think in lanes of their own, so mail keeps flowing while they do, and
+        one long think holds no other game (``service.robots.RobotLanes``)."""
+        assert self.robot_lanes is not None
+        self.robot_lanes.run(self.stop_event)
 
     def _run_sender(self) -> None:
         self.sender.run_forever(self.sender_stop, idle=self.idle)

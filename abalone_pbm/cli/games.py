@@ -1,4 +1,4 @@
-"""``abalone-pbm games list|show|abort``: the games (admin view)."""
+"""``abalone-pbm games list|show|abort|start``: the games (admin view)."""
 
 from __future__ import annotations
 
@@ -149,8 +149,24 @@ def _games_abort(database: Database, settings: Settings, args: argparse.Namespac
     return 0
 
 
+def _games_start(database: Database, settings: Settings, args: argparse.Namespace) -> int:
+    from ..clock import SystemClock
+    from ..service.admin_games import start_admin_game
+    from ..service.context import CommandError
+
+    try:
+        number, count = start_admin_game(database, settings, SystemClock(), args.words)
+    except CommandError as error:
+        raise Failure(error.message) from None
+    print(f"board {number} started; {count} mail(s) queued for its players (a running "
+          f"`serve` sends them, and its robots move within "
+          f"{settings.robot_sweep_seconds:g} s)")
+    return 0
+
+
 def cmd_games(args: argparse.Namespace) -> int:
-    actions = {"list": _games_list, "show": _games_show, "abort": _games_abort}
+    actions = {"list": _games_list, "show": _games_show, "abort": _games_abort,
+               "start": _games_start}
     return run(f"games {args.games_command}", args, actions[args.games_command])
 
 
@@ -161,7 +177,7 @@ def _board_number(text: str) -> int:
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    games = sub.add_parser("games", help="list, show or abort games",
+    games = sub.add_parser("games", help="list, show, abort or start games",
                            description="The games (admin view).")
     add_config(games)
     actions = games.add_subparsers(dest="games_command", required=True, metavar="ACTION")
@@ -176,4 +192,10 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     abort.add_argument("number", type=_board_number, metavar="NUMBER")
     abort.add_argument("--reason", help="a sentence for the players' mail")
     add_config(abort)
+    start = actions.add_parser(
+        "start", help="start a game, of computer players only too (mail may not): the "
+                      "words after `abalone challenge`, behind -- when they begin with "
+                      "options (games start -- -think=60 avalanche boulder)")
+    start.add_argument("words", nargs="+", metavar="WORD")
+    add_config(start)
     games.set_defaults(handler=cmd_games)

@@ -18,14 +18,25 @@ from collections.abc import Iterable
 from datetime import datetime, timedelta
 
 
+from sqlalchemy import bindparam, delete, func, insert, select
+from sqlalchemy.orm import Session
+
 from .. import render
 from ..config import Settings
-from ..db.models import User
+from ..db import repository
+from ..db.models import RobotUsage, User
+from ..db.repository import read_core
+from ..robots import ROBOTS
 from . import rates
 from .context import CommandError, MailContext, Outgoing
 
 log = logging.getLogger(__name__)
 HOUR = timedelta(hours=1)
+
+_USAGE = RobotUsage.__table__
+# Read before every robot move: built once.
+_ROBOT_SECONDS = select(func.sum(_USAGE.c.seconds)).where(
+    _USAGE.c.userid == bindparam("userid"), _USAGE.c.at > bindparam("since"))
 
 #: The first wait of the password throttle; it doubles with each further failure.
 FIRST_PASSWORD_DELAY = timedelta(minutes=1)
@@ -77,16 +88,26 @@ def relay_text(ctx: MailContext, author: User, users: Iterable[User], subject: s
     return sent
 
 
+def established(settings: Settings, user: User, now: datetime) -> bool:
+    """Whether ``user`` is established: enough rated games and an old enough account
+    (``broadcast`` and long robot thinks are for established users only)."""
+    return (user.rated_games >= settings.broadcast_min_games
+            and now - user.created_at >= timedelta(days=settings.broadcast_min_age_days))
+
+
+def _established_terms(settings: Settings, user: User, now: datetime) -> str:
+    return (f"at least {settings.broadcast_min_games} rated games and an account at least "
+            f"{settings.broadcast_min_age_days} days old ({user.userid} has "
+            f"{user.rated_games} and is {(now - user.created_at).days} days old)")
+
+
 def check_established(ctx: MailContext, user: User) -> None:
     """``broadcast`` is for established users: enough rated games, an old enough account."""
-    games = ctx.settings.broadcast_min_games
-    days = ctx.settings.broadcast_min_age_days
-    age = ctx.now - user.created_at
-    if user.rated_games < games or age < timedelta(days=days):
+    if not established(ctx.settings, user, ctx.now):
         raise CommandError(
-            f"broadcast is for established players: at least {games} rated games and an "
-            f"account at least {days} days old ({user.userid} has {user.rated_games} and is "
-            f"{age.days} days old).  Use message to write to players you know."
+            f"broadcast is for established players: "
+            f"{_established_terms(ctx.settings, user, ctx.now)}.  Use message to write to "
+            "players you know."
         )
 
 
@@ -134,6 +155,105 @@ def check_challenged(ctx: MailContext, players: Iterable[User], challenger: str 
             )
     for user in named:
         rates.record(ctx.session, rates.CHALLENGED, user.userid, ctx.now)
+
+
+# ------------------------------------------------------------------ computer players
+def sender_account(ctx: MailContext) -> User | None:
+    """The user one of whose confirmed addresses the mail came from (its envelope
+    sender), when exactly one user has that address confirmed."""
+    address = (ctx.envelope_sender or "").strip().strip("<>").lower()
+    if not address:
+        return None
+    owners = [u for u in repository.find_user_by_address(ctx.session, address)
+              if any(a.confirmed and a.address == address for a in u.addresses)]
+    return owners[0] if len(owners) == 1 else None
+
+
+def level_budget(settings: Settings, robot: str) -> float:
+    """Seconds ``robot`` thinks per move by its level (or the admin's setting)."""
+    return settings.robot_budget_for(robot, ROBOTS[robot].budget)
+
+
+def check_robot_challenge(ctx: MailContext, players: list[User], think: int | None) -> None:
+    """A challenge by mail that names a computer player: never computer players only
+    (the admin starts those from the command line), only from a sender with an
+    account, and a ``-think`` above a robot's own time only for a game the sender plays
+    as an established player (each such move holds a robot lane that long)."""
+    robots = [u for u in players if u.robot is not None]
+    if not robots:
+        return
+    people = [u for u in players if u.robot is None]
+    if not people:
+        raise CommandError(
+            "A game between computer players only is not started by mail (the server's "
+            "admin can start one).  Challenge one of them yourself, e.g. "
+            f'"abalone challenge <your userid> {robots[0].userid}"'
+        )
+    account = sender_account(ctx)
+    if account is None:
+        raise CommandError(
+            "Challenging a computer player needs an account: send the challenge from a "
+            "confirmed address of your userid (sign up with \"signup <userid> "
+            "<password>\" first)"
+        )
+    if think is None:
+        return
+    # The server's cap applies to every -think: only what is left of it counts.
+    seconds = min(float(think), ctx.settings.robot_budget)
+    longer = [u for u in robots if seconds > level_budget(ctx.settings, u.robot or "")]
+    if not longer:
+        return
+    robot = longer[0]
+    own = level_budget(ctx.settings, robot.robot or "")
+    instead = "leave -think out" + (f" or give at most -think={int(own)}" if own >= 1 else "")
+    if account.id not in {u.id for u in people}:
+        raise CommandError(
+            f"-think={think} is more than {robot.userid}'s own {own:g} seconds a move: "
+            f"that is only for a game you play yourself.  To challenge for others, "
+            f"{instead}"
+        )
+    if not established(ctx.settings, account, ctx.now):
+        raise CommandError(
+            f"-think={think} is more than {robot.userid}'s own {own:g} seconds a move, "
+            f"which is for established players: "
+            f"{_established_terms(ctx.settings, account, ctx.now)}.  To play "
+            f"{robot.userid} now, {instead}"
+        )
+
+
+def robot_seconds_today(session: Session, userids: Iterable[str], now: datetime) -> float:
+    """The most CPU seconds the robots spent in the last day on the games of any one
+    of ``userids``."""
+    most = 0.0
+    for userid in userids:
+        spent = read_core(session, _ROBOT_SECONDS,
+                          {"userid": userid, "since": now - rates.DAY}).scalar()
+        most = max(most, float(spent or 0.0))
+    return most
+
+
+def robot_budget(session: Session, settings: Settings, robot: str, think: int | None,
+                 people: list[str], now: datetime) -> float:
+    """Seconds ``robot`` thinks for its next move in a game of ``people``: the game's
+    -think, else its level's; once the robots spent a day's allowance on the games of
+    one of those people, at most ``robot_budget_past_allowance`` and never more than
+    its level's own time."""
+    own = level_budget(settings, robot)
+    budget = own if think is None else min(float(think), settings.robot_budget)
+    allowance = settings.robot_seconds_per_user_daily
+    if allowance and people and robot_seconds_today(session, people, now) >= allowance:
+        return min(budget, own, settings.robot_budget_past_allowance)
+    return budget
+
+
+def record_robot_seconds(session: Session, people: Iterable[str], seconds: float,
+                         now: datetime) -> None:
+    """Charge ``seconds`` of robot CPU to each of ``people`` (a robot's move in their
+    game); rows older than the longest window go at the same time."""
+    rows = [{"userid": userid, "at": now, "seconds": seconds} for userid in people]
+    if rows:
+        session.execute(insert(_USAGE), rows)
+    session.execute(delete(_USAGE).where(_USAGE.c.at < now - rates.KEEP))
 
 
 # ------------------------------------------------------------------ signups

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from abalone_pbm.db import repository
 from abalone_pbm.rules import Board
+from abalone_pbm.service.admin_games import start_admin_game
 from abalone_pbm.service.games import GameOptions
 
 from .harness import Harness
@@ -30,9 +31,11 @@ def test_a_robot_answers_a_move_by_mail(harness: Harness) -> None:
 
 
 def test_robots_play_a_three_player_game_to_its_end(harness: Harness) -> None:
-    harness.signup("fred", "pw")
-    sent = harness.mail("fred@example.org", "abalone challenge -movelimit=45 pebble marble boulder")
-    assert any(s.subject == "New Abalone Board 101 pebble" for s in sent)
+    """A game of robots only is the admin's (``abalone-pbm games start``)."""
+    number, _ = start_admin_game(harness.database, harness.settings, harness.clock,
+                                 ["-movelimit=45", "pebble", "marble", "boulder"])
+    assert number == 101
+    harness.robots(None)  # serve's sweep
     status, position, ply, seats, _ = _game(harness, 101)
     assert status == "finished"
     assert ply <= 45

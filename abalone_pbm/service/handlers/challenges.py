@@ -38,7 +38,7 @@ def start_game(
     """A new game of the users named (in seat order), and its first board mails;
     ``comment`` (the body of the challenge) is shown under the board, signed by the
     challenger, with `` **`` on the Subject; ``automatic`` for a game the server
-    starts (seek), not a challenge."""
+    starts (seek, or the admin's command line), not a challenge by mail."""
     if not 2 <= len(userids) <= 6:
         raise CommandError("A challenge names 2 to 6 players")
     lowered = [u.lower() for u in userids]
@@ -49,6 +49,7 @@ def start_game(
     for user in users:
         check_accepts_challenges(ctx, user)
     if not automatic:
+        limits.check_robot_challenge(ctx, users, options.think)
         limits.check_challenged(ctx, users, sender_userid(ctx))
     number = repository.next_board_number(ctx.session)
     start = start_position_for(options, len(users))
@@ -78,7 +79,8 @@ def start_game(
     recipients = new_game_mails(ctx, game, board, comment=said)
     recipients |= watcher_new_game_mails(ctx, game, board, watchers, recipients, comment=said)
     player_addresses = {a for u in users for a in user_addresses(u)}
-    if ctx.sender.lower() not in player_addresses and ctx.sender.lower() not in recipients:
+    if not automatic and ctx.sender.lower() not in player_addresses \
+            and ctx.sender.lower() not in recipients:
         ctx.send(challenge_confirmation(ctx, game, board, comment=said))
     return game
 
