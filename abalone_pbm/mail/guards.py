@@ -16,7 +16,9 @@ from email.message import EmailMessage, Message
 from functools import lru_cache
 from email.utils import getaddresses
 
-from .validation import address_problem, has_unsafe_characters, normalise_address
+from .validation import (
+    address_problem, decode_encoded_words, has_unsafe_characters, normalise_address,
+)
 
 __all__ = [
     "reason_to_ignore", "auto_reply_reason", "local_part", "is_our_address", "addresses_in",
@@ -189,45 +191,61 @@ def _shown(value: str, limit: int = 60) -> str:
 def auto_reply_reason(message: EmailMessage | Message) -> str | None:
     """Why this mail is an automatic reply (out-of-office, vacation, autoresponder), or
     None: RFC 3834's Auto-Submitted (any value but ``no``), the headers common
-    responders set instead, or a Subject that opens with a vacation phrase."""
-    auto = _COMMENT.sub(" ", _header(message, "Auto-Submitted")).split(";", 1)[0].strip()
-    if auto and auto.lower() != "no":
-        return f"Auto-Submitted: {_shown(auto)}"
+    responders set instead, or a Subject that opens with a vacation phrase.
+
+    The headers are read as the mail wrote them (``raw_items``), each up to a fixed
+    length: the cost is linear in the header block whatever policy parsed the mail (the
+    modern policy's own parsing of a long header is not)."""
+    values = _marker_values(message)
+    for auto in values.get("auto-submitted", [])[:1]:
+        auto = _COMMENT.sub(" ", auto).split(";", 1)[0].strip()
+        if auto and auto.lower() != "no":
+            return f"Auto-Submitted: {_shown(auto)}"
     for name in _MARKER_HEADERS:
-        value = _header(message, name)
-        if value and value.lower().strip(" .;") not in _NEGATIVE:
-            return f"auto-reply ({name}: {_shown(value)})"
+        for value in values.get(name.lower(), [])[:1]:
+            if value and value.lower().strip(" .;") not in _NEGATIVE:
+                return f"auto-reply ({name}: {_shown(value)})"
     for name, words, whole in _MARKER_VALUES:
-        for value in _all_values(message, name):
+        for value in values.get(name.lower(), []):
+            value = value.lower()
             if (value in words) if whole else any(word in value for word in words):
                 return f"auto-reply ({name}: {_shown(value)})"
-    subject = _subject_opening(message)
-    found = _AUTO_SUBJECT.match(subject)
-    if found:
-        return f"auto-reply (Subject begins {_shown(found.group(0).strip(), 40)!r})"
+    for subject in values.get("subject", [])[:1]:
+        opening = unicodedata.normalize("NFKC", subject[:_SUBJECT_OPENING]).casefold()
+        found = _AUTO_SUBJECT.match(opening)
+        if found:
+            return f"auto-reply (Subject begins {_shown(found.group(0).strip(), 40)!r})"
     return None
 
 
-def _all_values(message: Message, name: str) -> list[str]:
-    """Every ``name`` header's value, blanks made single spaces, lower case."""
-    try:
-        values = message.get_all(name, []) or []
-        return [" ".join(str(value).split()).lower() for value in values]
-    except Exception:  # a header the parser could not make sense of
-        return []
+#: The headers ``auto_reply_reason`` reads (lower case).
+_READ_HEADERS = frozenset(
+    ["auto-submitted", "subject"] + [name.lower() for name in _MARKER_HEADERS]
+    + [name.lower() for name, _, _ in _MARKER_VALUES]
+)
+#: Of each header, at most this many characters are read: every mark is short.
+_VALUE_READ = 1000
 
 
-def _subject_opening(message: Message) -> str:
-    """The start of the Subject, its blanks made single spaces, NFKC-normalised and
-    casefolded (a vacation phrase matches whatever case or form the responder wrote)."""
+def _marker_values(message: Message) -> dict[str, list[str]]:
+    """The values of the headers that can mark an auto-reply, by lower-case name, each
+    unfolded, decoded (RFC 2047) and its blanks made single spaces."""
+    found: dict[str, list[str]] = {}
     try:
-        value = message.get("Subject")
-    except Exception:  # a header the parser could not make sense of
-        return ""
-    if value is None:
-        return ""
-    opening = " ".join(str(value)[: _SUBJECT_OPENING * 2].split())[:_SUBJECT_OPENING]
-    return unicodedata.normalize("NFKC", opening).casefold()
+        items = list(message.raw_items())
+    except Exception:  # a header block the parser could not make sense of
+        return found
+    for name, value in items:
+        key = str(name).lower()
+        if key not in _READ_HEADERS:
+            continue
+        text = "".join(str(value)[:_VALUE_READ].splitlines())
+        if not text.isascii():  # bytes that were not UTF-8 come as surrogates
+            text = text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+        if "=?" in text:
+            text = decode_encoded_words(text)
+        found.setdefault(key, []).append(" ".join(text.split()))
+    return found
 
 
 def reason_to_ignore(
