@@ -1,16 +1,48 @@
-"""Moving by reply (DESIGN 2.2): the reply address ``abalone+101.k3x9q7mf2a`` names the
-board and the player, the first line of the reply is the move or a word."""
+"""Moving by reply (DESIGN 2.2, 2.8): the reply address ``abalone+101.k3x9q7mf2a`` names
+the board and the player; the first command of the player's new text is the move.
+
+What the new text is (and what the mail program added) is :mod:`.new_text`'s business.
+Here the command is found in it, by these rules:
+
+- A command line is a move (``c3-c5,d4``, blanks allowed, optionally ``#n``) or one of
+  resign, propose, undo, accept, reject, show, alone on its line (any case; a trailing
+  ``.`` or ``!`` and ``*``/``_`` emphasis around it allowed).
+- The move is the first command line of the new text.  Above it only greeting lines may
+  stand ("Hi Fred,", "Hallo Wilma!", "Bonjour", "Dear Fred,": a short line that begins
+  with a greeting word, or a name of one to four words followed by a comma); banners and
+  client lines were never part of the new text.  Any other line above it ("Thanks for
+  the game!", "c3-c5,d4 and good luck") means no move: the server answers with what it
+  found instead of guessing, so a move the player merely mentioned is never played.
+  A move quoted from the server's mail or from an earlier comment is never in the new
+  text at all (see :mod:`.new_text`).
+- The comment is the rest of the new text: the greeting lines above the move and the
+  text under it, without the move line.
+- A reply whose new text holds no command line and does not begin with something
+  shaped like one may carry the move in its Subject (:func:`subject_action`): the Subject
+  as a whole ("c3-c5,d4"), or what the player typed before or after the board mail's
+  Subject ("c3-c5,d4 Re: Abalone Board 101 fred", "Re: Abalone Board 101 fred
+  c3-c5,d4").  The Subject the server wrote ("Re: Abalone Board 101 fred **") stays a
+  non-move, whatever the userid in it is called.  Then the new text is the comment.
+"""
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from typing import Iterable
 
-from .comments import comment_from, first_content, split_lines
-from .words import GAME_WORD, is_compact_move, whole_number
+from .new_text import NewText, read_new_text
+from .reply_vocabulary import GREETING_WORDS
+from .words import GAME_WORD, SUBJECT_PREFIX_RE, is_compact_move, whole_number
 
 #: What the first line of a reply to a board mail may be, besides a move.
 REPLY_ACTIONS = ("resign", "propose", "undo", "accept", "reject", "show")
+
+#: Words that begin a line written as a command (a line beginning with one of them that
+#: is not a command is a mistyped one, never prose to pass over).
+_COMMAND_WORDS = frozenset(REPLY_ACTIONS) | {GAME_WORD, "move", "mvoe", "board", "queue"}
+_MOVE_START_RE = re.compile(r"[a-z]\d{1,2}\s*[-,]")
+_GREETING_NAME_RE = re.compile(r"[^\W\d_][\w.'-]*(?: [^\W\d_][\w.'-]*){0,3},")
 
 
 @dataclass(frozen=True)
@@ -19,7 +51,7 @@ class ReplyAction:
 
     ``action`` is ``"move"`` (then ``move_text`` is the move, lower case and without
     blanks, and ``expected_ply`` the ``#n`` if given) or one of :data:`REPLY_ACTIONS`.
-    ``comment`` is the text after the first line, up to the quoted part or signature.
+    ``comment`` is the new text without the command line (see the module text).
     """
 
     action: str
@@ -28,40 +60,150 @@ class ReplyAction:
     comment: str = ""
 
 
-def first_reply_line(body: str) -> str | None:
-    """The line of a reply that :func:`parse_reply_body` reads (stripped), or None."""
-    lines = split_lines(body)
-    index = first_content(lines)
-    return None if index is None else lines[index].strip()
+@dataclass(frozen=True)
+class ReplyReading:
+    """A reply's new text and the command found in it.
 
-
-def parse_reply_body(body: str) -> ReplyAction | None:
-    """Read a reply to a board mail (DESIGN 2.2).
-
-    The first non-blank line that is neither quoted (``>``) nor an "On ... wrote:" line
-    before a quote must be a move (``c3-c5,d4``, blanks allowed, optionally ``#n``) or
-    one of resign, propose, undo, accept, reject, show (any case, a trailing ``.`` or
-    ``!`` allowed); otherwise None.  Nothing after the signature is read.
+    ``action`` is None when there is no command; then ``found`` is the first line of the
+    new text (None when there is no new text), and ``attempted`` says whether that line
+    is shaped like a command (a mistyped one: the Subject is not consulted then).
     """
-    lines = split_lines(body)
-    index = first_content(lines)
-    if index is None:
-        return None
-    text = lines[index].strip()
-    comment = comment_from(lines, index + 1)
-    word = text.rstrip(".!").strip().lower()
+
+    new_text: NewText
+    action: ReplyAction | None
+    found: str | None
+    attempted: bool
+
+    @property
+    def comment(self) -> str:
+        """The comment when no command is found: the whole new text."""
+        return self.new_text.text
+
+
+def command_of_line(text: str) -> ReplyAction | None:
+    """``text`` (one line) as a reply command, or None."""
+    bare = text.strip().strip("*_").strip()
+    word = bare.rstrip(".!").strip().lower()
     if word in REPLY_ACTIONS:
-        return ReplyAction(word, None, None, comment)
-    compact = re.sub(r"\s+", "", text).lower().rstrip(".")
+        return ReplyAction(word)
+    compact = re.sub(r"\s+", "", bare).lower().rstrip(".!")
     expected = None
-    match = re.fullmatch(r"(.*)#(\d+)", compact)
-    if match:
-        compact, expected = match.group(1), whole_number(match.group(2), low=0)
+    numbered = re.fullmatch(r"(.*)#(\d+)", compact)
+    if numbered:
+        compact, expected = numbered.group(1), whole_number(numbered.group(2), low=0)
         if expected is None:  # a move number no game reaches: not a move we understand
             return None
     if not is_compact_move(compact):
         return None
-    return ReplyAction("move", compact, expected, comment)
+    return ReplyAction("move", compact, expected)
+
+
+def looks_like_command(text: str) -> bool:
+    """Is this line written as a command (a right or a mistyped one)?"""
+    lower = text.strip().strip("*_").lower()
+    first = lower.split(maxsplit=1)[0].rstrip(".!:,") if lower.split() else ""
+    return first in _COMMAND_WORDS or _MOVE_START_RE.match(lower) is not None
+
+
+def is_greeting(text: str) -> bool:
+    """A greeting line above the move: "Hi Fred,", "Hallo!", "Dear Fred,", "Fred,"."""
+    line = text.strip()
+    if not line or len(line) > 60 or len(line.split()) > 8 or looks_like_command(line):
+        return False
+    first = re.split(r"[\s,!.:;]+", line.lower(), maxsplit=1)[0]
+    if first in GREETING_WORDS:
+        return True
+    return _GREETING_NAME_RE.fullmatch(line) is not None
+
+
+def read_reply(body: str) -> ReplyReading:
+    """The reply's new text and its command (see the module text)."""
+    new_text = read_new_text(body)
+    lines = new_text.lines
+    first_line: str | None = None
+    for index, line in enumerate(lines):
+        if not line.strip():
+            continue
+        if first_line is None:
+            first_line = line.strip()
+        action = command_of_line(line)
+        if action is not None:
+            comment = "\n".join(_without_blank_ends(lines[:index] + lines[index + 1:]))
+            return ReplyReading(new_text, replace(action, comment=comment), None, False)
+        if is_greeting(line):
+            continue
+        return ReplyReading(new_text, None, line.strip(), looks_like_command(line))
+    return ReplyReading(new_text, None, first_line, False)
+
+
+def _without_blank_ends(lines: Iterable[str]) -> list[str]:
+    out: list[str] = []
+    for line in lines:
+        if not line.strip() and (not out or not out[-1].strip()):
+            continue  # no blank line first, none doubled where the move line was
+        out.append(line)
+    while out and not out[-1].strip():
+        out.pop()
+    return out
+
+
+def parse_reply_body(body: str) -> ReplyAction | None:
+    """The command of a reply to a board mail, with its comment, or None."""
+    return read_reply(body).action
+
+
+def first_reply_line(body: str) -> str | None:
+    """The first line of a reply's new text (stripped), or None when it has none."""
+    return next((line.strip() for line in read_new_text(body).lines if line.strip()), None)
+
+
+_BOARD_SUBJECT_RE = re.compile(r"(?:new\s+)?abalone\s+board\s+(\d{1,12})\b", re.IGNORECASE)
+
+
+def subject_action(subject: str, board: int, userids: Iterable[str]) -> ReplyAction | None:
+    """The command a player typed in the Subject of a reply (see the module text).
+
+    ``subject`` is the Subject without its leading ``Re:``/``AW:``...; ``userids`` the
+    game's players (the board mail's Subject names one of them, and that word is never
+    read as the command).  A Subject naming another board carries no command.
+    """
+    text = subject.strip()
+    if len(text) > 300:
+        return None
+    whole = command_of_line(text)
+    if whole is not None:
+        return whole
+    found = _BOARD_SUBJECT_RE.search(text)
+    if found is None or whole_number(found.group(1)) != board:
+        return None
+    head = SUBJECT_PREFIX_RE.sub("", text[: found.start()]).strip()
+    head = re.sub(r"(?:\s*(?:re|aw|sv|fwd?|wg|antw|vs|tr)\s*:)+\s*$", "", head,
+                  flags=re.IGNORECASE).strip()
+    names = {userid.lower() for userid in userids}
+    tail_words = text[found.end():].split()
+    while tail_words and (tail_words[0].lower() in names or tail_words[0] == "**"):
+        tail_words.pop(0)
+    tail = " ".join(tail_words)
+    if head and tail:
+        return None
+    return command_of_line(head or tail) if (head or tail) else None
+
+
+def choose_reply_text(plain: str | None, html: str | None) -> str:
+    """Which reading of a mail's body to use: the text part, unless its new text has no
+    command (or is empty) while the HTML part's new text has one (or has text): some
+    clients leave the new text out of the text part."""
+    if plain is None or html is None:
+        return plain if plain is not None else (html or "")
+    from_plain = read_reply(plain)
+    if from_plain.action is not None:
+        return plain
+    from_html = read_reply(html)
+    if from_html.action is not None:
+        return html
+    if not from_plain.new_text.lines and from_html.new_text.lines:
+        return html
+    return plain
 
 
 _TOKEN_RE = re.compile(r"[a-z0-9]{4,64}")
@@ -93,4 +235,3 @@ def parse_reply_address(local_part: str, base: str = GAME_WORD) -> tuple[int, st
     if not dot or board is None or not _TOKEN_RE.fullmatch(token):
         return None
     return board, token
-

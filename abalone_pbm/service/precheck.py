@@ -24,7 +24,7 @@ from .. import protocol
 from ..config import Settings
 from ..db import repository
 from ..db.models import InboxMail, User
-from ..mail.decoding import extract_body_text
+from ..mail.decoding import extract_body_texts
 from . import limits, passwords, rates
 from .context import MailContext
 
@@ -61,7 +61,10 @@ def read_mail(mail: InboxMail, message: EmailMessage, settings: Settings) -> Mai
     if known is not None and known[0] == mail.id:
         return known[1]
     subject = protocol.strip_subject_prefixes(str(message.get("Subject") or ""))
-    body = extract_body_text(message)
+    # The text part as a rule; the HTML part when only it holds the new text (a
+    # client that leaves the new text out of the text part, an HTML-only reply).
+    texts = extract_body_texts(message)
+    body = protocol.reply.choose_reply_text(texts.plain, texts.html)
     target = reply_target(mail, message, settings)
     command_subject: str | None = subject
     command_body = body

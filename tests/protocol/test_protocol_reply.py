@@ -153,8 +153,9 @@ def test_comment_stops_at_an_outlook_original_message() -> None:
 
 
 def test_bottom_posting_and_interleaved_quotes() -> None:
-    body = OLD_BOARD + "\nc5,d5\nmy comment\n> more old text\nnot part of it\n"
-    assert parse_reply_body(body) == ReplyAction("move", "c5,d5", None, "my comment")
+    body = OLD_BOARD + "\nc5,d5\nmy comment\n> more old text\nan inline answer\n"
+    assert parse_reply_body(body) == ReplyAction(
+        "move", "c5,d5", None, "my comment\n\nan inline answer")
 
 
 def test_first_reply_line_names_what_was_read() -> None:

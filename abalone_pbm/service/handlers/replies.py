@@ -3,6 +3,8 @@ on its first line, for the player whose reply address it was sent to."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from ... import protocol
 from ...db import repository
 from ..context import CommandError, MailContext
@@ -45,15 +47,16 @@ def board_reply(ctx: MailContext, board_number: int, token: str) -> None:
             "instead",
             board=board_number,
         )
-    action = protocol.parse_reply_body(ctx.body)
+    reading = protocol.reply.read_reply(ctx.body)
+    action = reading.action
+    if action is None and not reading.attempted:
+        # No command in the new text: the player may have typed it in the Subject.
+        typed = protocol.reply.subject_action(
+            ctx.subject, board_number, (s.user.userid for s in game.seats))
+        if typed is not None:
+            action = replace(typed, comment=reading.comment)
     if action is None:
-        first = protocol.first_reply_line(ctx.body)
-        found = f' (found "{first}")' if first else ""
-        raise CommandError(
-            "Put your move (for example c3-c5,d4) or one of resign, propose, undo, "
-            f"accept, reject, show on the first line of your reply{found}",
-            board=board_number,
-        )
+        raise CommandError(_no_command_found(ctx, reading), board=board_number)
     if action.action == "move":
         request = MoveRequest(
             board=board_number,
@@ -72,3 +75,21 @@ def board_reply(ctx: MailContext, board_number: int, token: str) -> None:
     else:
         raise CommandError(f"{action.action} is not available on this server yet",
                            board=board_number)
+
+
+def _no_command_found(ctx: MailContext, reading: protocol.reply.ReplyReading) -> str:
+    """What the reader found instead of a command, and how to reply."""
+    how = ("Put your move (for example c3-c5,d4) or one of resign, propose, undo, accept, "
+           "reject, show on the first line of your reply, above the quoted mail (a "
+           "greeting line such as \"Hi Fred,\" may stand above it), or write it as the "
+           "Subject of your reply.")
+    if reading.found is not None:
+        shown = protocol.masking.quotable(ctx.masked(reading.found))
+        if len(shown) > 80:
+            shown = shown[:77] + "..."
+        what = "is not a move" if reading.attempted else "is not a move or one of those words"
+        return f'The first line of the text you wrote, "{shown}", {what}.  {how}'
+    if reading.new_text.had_old_mail:
+        return ("Your reply holds no text of your own, only the mail you replied to "
+                f"(quoted, or copied by your mail program).  {how}")
+    return f"Your reply is empty.  {how}"

@@ -1,0 +1,381 @@
+"""The player's new text in a mail: what they wrote, told apart from what their mail
+program added (DESIGN 2.2, 2.8).
+
+A reply is read line by line, once, with a look-ahead of a few lines (wrapped
+attributions, header blocks).  Each line is one of:
+
+- **the old mail, and everything after it**: the signature separator (``-- ``), an
+  original-message separator (``-----Original Message-----``, ``-----Mensaje
+  original-----``, ``---- On ... wrote ----``, a row of underscores), a forwarded-message
+  intro, an Outlook-style header block (``From:/Sent:/To:/Subject:`` in any language,
+  with or without ``>``), an attribution line with nothing quoted after it (Yahoo, a
+  Norwegian iPad, Outlook for iOS: the old mail follows unquoted), or a line of the
+  server's own board mail (its "Summary of Abalone Board" line, the board's rows, the
+  move list's header, the comment's row of asterisks, the reply instructions): an
+  unquoted copy of the old mail is cut there, whatever did or did not announce it;
+- **a quote**: ``>`` lines, and the attribution line (one to three wrapped lines, any
+  language, date first or name first) that introduces them: passed over, and the new
+  text goes on after them (bottom- and inline-posting);
+- **an addition of the mail program**: a client line ("Sent from my iPhone", "Gesendet
+  von Outlook für Android", "Diese Nachricht wurde von meinem Android-Gerät mit K-9 Mail
+  gesendet.") wherever it stands, or a company's classification banner ("[EXTERNAL]",
+  "[AMD Official Use Only - General]", "Classification: Internal", a "CAUTION: This
+  email originated from outside ..." paragraph): dropped;
+- **the player's text**: everything else.
+
+The words behind these rules are data (:mod:`.reply_vocabulary`).  No-break spaces
+become blanks and zero-width characters vanish before a line is read.
+
+Cost: every line is looked at a bounded number of times (the look-ahead is at most a
+few lines and the index of the next non-blank line is made once, backwards), and the
+costlier tests only look at lines short enough to be what they test for, so reading is
+linear in the mail's size.
+
+Why our own rules and not a reply-parsing library: the maintained ones
+(mail-parser-reply, email_reply_parser and its ports, talon) match multi-line patterns
+over the whole text for a language list chosen in advance, know nothing of the
+server's own board mail (an Outlook copy without ``>`` is the case that matters most
+here: its move list and its example move must never be played), and are not bounded
+in their cost.  Their public fixture corpora are the shapes of our table test
+(``tests/protocol/test_client_replies.py``).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Sequence
+
+from . import reply_vocabulary as vocabulary
+
+#: Blanks that are not spaces (no-break, narrow, figure, ideographic) and characters
+#: that show nothing at all (zero-width, word joiner, byte-order mark, soft hyphen).
+_INVISIBLE = str.maketrans({
+    "\u00a0": " ", "\u202f": " ", "\u2007": " ", "\u3000": " ", "\t": " ",
+    "\u200b": None, "\u200c": None, "\u200d": None, "\u2060": None, "\ufeff": None,
+    "\u00ad": None, "\u200e": None, "\u200f": None,
+})
+
+#: Longest line that may be a client line, banner, attribution or header line; longer
+#: lines are the player's text (or the old mail's), and the tests never look at them.
+_SHORT = 300
+
+_SERVER_MAIL_RE = re.compile(
+    r"(?:New )?Summary of Abalone Board \d+"
+    r"|It is \S+'s turn"
+    r"|[A-I]-(?: [^ /]){5,9}(?: /(?: \d)?)?$"
+    r"|1 2 3 4 5$"
+    r"|(?:/ ){5}6$"
+    r"|\*{40,}$"
+    r"|How to (?:move|reply)$"
+    r"|Reply to this mail with your move"
+    r"|Player +pushed off"
+    r"|\(\*\* on the Subject"
+    r"|abalone move \d+ \S+ <password>"
+)
+#: A date or a time in an attribution ("12:19", "2026", "27.11.", "11/27/26", "2026年").
+_DATE_RE = re.compile(r"\d{1,2}:\d{2}|(?<!\d)(?:19|20)\d{2}(?!\d)|\d{1,2}\.\s?\d{1,2}\."
+                      r"|\d{1,2}/\d{1,2}/\d{2,4}|\d{4}年")
+_WORD_RE = re.compile(r"[^\s,.:;!?()]+")
+
+
+def clean_line(line: str) -> str:
+    """A line without invisible characters, odd blanks as spaces, no trailing blanks."""
+    return line.translate(_INVISIBLE).rstrip()
+
+
+def split_lines(body: str) -> list[str]:
+    """The lines of a body, whatever its line ends."""
+    return body.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+
+
+def is_quoted(stripped: str) -> bool:
+    return stripped.startswith(">")
+
+
+def is_signature(raw: str) -> bool:
+    """The signature separator ``-- `` (also written without its blank)."""
+    return raw.rstrip("\r\n") in ("-- ", "--")
+
+
+def is_separator(stripped: str) -> bool:
+    """An original-message or forwarded-message line, any language: text between runs
+    of dashes or equals signs, a row of underscores, a "Begin forwarded message:"."""
+    if len(stripped) > _SHORT or len(stripped) < 5:
+        return False
+    if len(stripped) >= 10 and stripped.strip("_") == "":
+        return True
+    for mark in "-=":
+        if stripped.startswith(mark * 2) and stripped.endswith(mark * 2):
+            if len(stripped.strip(mark).strip()) >= 3:
+                return True
+    return stripped.lower() in vocabulary.FORWARD_INTROS
+
+
+def is_server_mail(stripped: str) -> bool:
+    """A line of the server's own board mail (quoted back without ``>``)."""
+    return len(stripped) <= 200 and _SERVER_MAIL_RE.match(stripped) is not None
+
+
+def header_label(stripped: str) -> str | None:
+    """``from`` for "From: ...", "*Von:* ...", "发件人：..." (lower case), else None."""
+    head = stripped[:40]
+    cut = min((i for i in (head.find(":"), head.find("：")) if i >= 0), default=-1)
+    if cut <= 0:
+        return None
+    label = head[:cut].strip(" *_").lower()
+    if not label or len(label) > 30 or any(ch.isdigit() for ch in label):
+        return None
+    return label
+
+
+def is_client_line(stripped: str) -> bool:
+    """A line a phone or a webmailer adds under a text ("Sent from my iPhone")."""
+    if len(stripped) > 160:
+        return False
+    lower = stripped.lower().strip(" *_")
+    names_product = any(product in lower for product in vocabulary.CLIENT_PRODUCTS)
+    if not names_product:
+        return False
+    if lower.startswith(vocabulary.CLIENT_LINE_OPENERS):
+        return True
+    if len(lower) <= 80 and lower.rstrip(" .!").endswith(
+            tuple(ending.rstrip(".") for ending in vocabulary.CLIENT_LINE_ENDINGS)):
+        return True
+    if len(lower) <= 100 and "outlook" in lower and ("ios" in lower or "android" in lower):
+        return True
+    return len(lower) <= 80 and ("yahoo mail" in lower or "aol app" in lower)
+
+
+def banner_kind(stripped: str) -> str | None:
+    """``"line"`` for a one-line classification banner, ``"paragraph"`` for the first
+    line of a warning paragraph, None for anything else."""
+    if len(stripped) > _SHORT:
+        return None
+    lower = stripped.lower()
+    bare = lower.strip(" *_()[]:!")
+    if bare in ("external", "extern", "externe", "external email", "external message",
+                "external sender", "externe e-mail", "externe mail"):
+        return "line"
+    if lower.startswith("[") and lower.endswith("]") and len(lower) <= 120:
+        if any(word in lower for word in vocabulary.BANNER_WORDS):
+            return "line"
+    label = header_label(stripped)
+    if label is not None and label in vocabulary.BANNER_LABELS:
+        return "line"
+    opener = lower.lstrip(" *_[(")
+    if opener.startswith(vocabulary.BANNER_OPENERS):
+        if any(mark in lower for mark in vocabulary.BANNER_MARKS):
+            return "paragraph"
+    return None
+
+
+def _starts_with_opener(lower: str) -> bool:
+    if lower.startswith("w dniu"):
+        return True
+    first = _WORD_RE.match(lower)
+    return first is not None and first.group() in vocabulary.ATTRIBUTION_OPENERS
+
+
+def _has_verb(lower: str) -> bool:
+    return any(verb in lower for verb in vocabulary.ATTRIBUTION_VERBS)
+
+
+def _attributional(stripped: str) -> bool:
+    """May this line be the first or a middle part of a wrapped attribution?"""
+    if len(stripped) > 200:
+        return False
+    return ("@" in stripped or "<" in stripped or _DATE_RE.search(stripped) is not None
+            or _starts_with_opener(stripped.lower()))
+
+
+def _verb_then_colon(lower: str) -> bool:
+    """An attribution verb followed by ":" within the line (Yahoo for Android writes
+    the old mail on the attribution's own line: "... wrote:   Summary of ...")."""
+    for verb in vocabulary.ATTRIBUTION_VERBS:
+        at = lower.find(verb)
+        if at >= 0 and lower[at + len(verb):].lstrip().startswith((":", "：")):
+            return True
+    return False
+
+
+@dataclass(frozen=True)
+class NewText:
+    """The new text of a mail: its lines (blank lines between kept, runs of them made
+    one, none around), and whether the mail had old mail in it (a quote or a copy)."""
+
+    lines: tuple[str, ...]
+    had_old_mail: bool
+
+    @property
+    def text(self) -> str:
+        return "\n".join(self.lines)
+
+
+class _Reader:
+    """One pass over the lines of a body (see the module text)."""
+
+    def __init__(self, body: str) -> None:
+        self.raw = split_lines(body)
+        self.lines = [clean_line(line) for line in self.raw]
+        self.stripped = [line.strip() for line in self.lines]
+        # The index of the next non-blank line at or after each line, made backwards
+        # once so that every look-ahead costs O(1).
+        self.next_content: list[int | None] = [None] * (len(self.lines) + 1)
+        following: int | None = None
+        for index in range(len(self.lines) - 1, -1, -1):
+            if self.stripped[index]:
+                following = index
+            self.next_content[index] = following
+        self.kept: list[tuple[int, str]] = []  # (source index, line) of the new text
+        self.had_old_mail = False
+
+    def content_after(self, index: int) -> int | None:
+        return self.next_content[index + 1] if index + 1 < len(self.lines) else None
+
+    def old_mail_at(self, index: int | None) -> bool:
+        """Does the old mail (a quote, or a copy of it) start at this line?"""
+        if index is None:
+            return True  # the end of the mail: an attribution of nothing
+        line = self.stripped[index]
+        return (is_quoted(line) or is_separator(line) or is_server_mail(line)
+                or self.header_block_at(index))
+
+    def header_block_at(self, index: int) -> bool:
+        """A block of the old mail's headers from this line: "From:" (any language)
+        and, among the next lines, another header label (any language); or three
+        "Label: value" lines in a row naming an address and the board (a language
+        the vocabulary lacks)."""
+        first = header_label(self.stripped[index].lstrip("> "))
+        if first is None:
+            return False
+        known = first in vocabulary.HEADER_LABELS
+        labels = 1
+        addressed = "@" in self.stripped[index] or "abalone" in self.stripped[index].lower()
+        seen = 0
+        position = self.content_after(index)
+        while position is not None and seen < 5:
+            label = header_label(self.stripped[position].lstrip("> "))
+            if label is None:
+                break
+            known_here = label in vocabulary.HEADER_LABELS
+            if known and known_here:
+                labels += 1
+            elif not known:
+                labels += 1
+            addressed = addressed or "@" in self.stripped[position] or (
+                "abalone" in self.stripped[position].lower())
+            seen += 1
+            position = self.content_after(position)
+        if known and first in vocabulary.HEADER_FIRST_LABELS:
+            return labels >= 2 and (addressed or labels >= 3)
+        return labels >= 3 and addressed
+
+    def attribution_at(self, index: int) -> int | None:
+        """When this line ends an attribution: how many kept lines before it belong to
+        it (0 to 2); else None."""
+        line = self.stripped[index]
+        if len(line) > _SHORT:
+            return None
+        lower = line.lower()
+        if not line.endswith((":", "：")):
+            # The old mail on the attribution's own line (Yahoo for Android).
+            if (_starts_with_opener(lower) and _verb_then_colon(lower)
+                    and ("@" in line or _DATE_RE.search(line))):
+                return 0
+            return None
+        self_contained = _starts_with_opener(lower) or (
+            _DATE_RE.search(line) is not None and ("@" in line or _has_verb(lower)))
+        before: list[str] = []
+        if not self_contained:
+            source = index - 1
+            for kept_index, kept_line in reversed(self.kept[-2:]):
+                if kept_index != source or not kept_line.strip():
+                    break
+                if not _attributional(kept_line.strip()):
+                    break
+                before.insert(0, kept_line.strip())
+                source -= 1
+        joined = " ".join(before + [line])
+        joined_lower = joined.lower()
+        names_someone = "@" in joined or "<" in joined or _DATE_RE.search(joined) is not None
+        follows = self.old_mail_at(self.content_after(index))
+        if _has_verb(joined_lower) and (names_someone or follows
+                                        or _starts_with_opener(joined_lower)):
+            return len(before)
+        if names_someone and follows and ("@" in joined or _DATE_RE.search(joined)):
+            return len(before)
+        return None
+
+    def read(self) -> NewText:
+        in_banner = False
+        index = 0
+        count = len(self.lines)
+        while index < count:
+            line = self.stripped[index]
+            if not line:
+                in_banner = False
+                self.kept.append((index, ""))
+                index += 1
+                continue
+            if is_quoted(line):
+                self.had_old_mail = True
+                if self.kept and self.kept[-1][1].strip():
+                    self.kept.append((index, ""))  # inline answers stay paragraphs apart
+                index += 1
+                continue
+            if (is_signature(self.raw[index]) or is_separator(line) or is_server_mail(line)
+                    or self.header_block_at(index)):
+                self.had_old_mail = self.had_old_mail or not is_signature(self.raw[index])
+                break
+            belonging = self.attribution_at(index)
+            if belonging is not None:
+                del self.kept[len(self.kept) - belonging:]
+                self.had_old_mail = True
+                following = self.content_after(index)
+                if following is not None and is_quoted(self.stripped[following]) and (
+                        line.endswith((":", "："))):
+                    index += 1
+                    continue
+                break  # the old mail follows unquoted: nothing after is the player's
+            kind = banner_kind(line)
+            if kind == "paragraph":
+                in_banner = True
+            if kind is not None or is_client_line(line):
+                index += 1
+                continue
+            if in_banner and not _command_shaped(line):
+                index += 1
+                continue
+            in_banner = False
+            self.kept.append((index, self.lines[index]))
+            index += 1
+        return NewText(_tidy([line for _, line in self.kept]), self.had_old_mail)
+
+
+def _command_shaped(line: str) -> bool:
+    """A one-word reply action or a move: never taken for part of a banner."""
+    from .words import looks_like_move
+
+    bare = line.strip(" .!*_").lower()
+    return bare in ("resign", "propose", "undo", "accept", "reject", "show") or (
+        looks_like_move(bare))
+
+
+def _tidy(lines: Sequence[str]) -> tuple[str, ...]:
+    """No blank lines around, runs of blank lines made one."""
+    out: list[str] = []
+    for line in lines:
+        if not line.strip():
+            if out and out[-1]:
+                out.append("")
+            continue
+        out.append(line)
+    while out and not out[-1]:
+        out.pop()
+    return tuple(out)
+
+
+def read_new_text(body: str) -> NewText:
+    """The new text of ``body`` (see the module text)."""
+    return _Reader(body).read()
