@@ -30,7 +30,7 @@ from sqlalchemy import func, select
 
 from .. import render
 from ..config import Settings
-from ..db import repository
+from ..db import repository, retention
 from ..db.models import Game, Seat, User
 from ..db.session import Database
 from ..rules import Board, Outcome
@@ -320,4 +320,8 @@ def tick(database: Database, now: datetime, settings: Settings) -> TickSummary:
             rates.prune(session, now)  # rate-limit events older than every window
     except Exception:
         log.exception("tick: pruning rate-limit events failed")
+    try:  # received mail kept for a bounded time (a batch per tick)
+        retention.prune_inbox(database, now, timedelta(days=settings.inbox_retention_days))
+    except Exception:
+        log.exception("tick: pruning old inbox mail failed")
     return summary
