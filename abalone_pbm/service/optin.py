@@ -6,19 +6,28 @@ confirmation request whose Subject is ``confirm address <code>``, and nothing el
 until its owner replies to it (or sends that Subject). Only confirmed addresses get
 board mails, messages, notices or codes (``queries.user_addresses``; the outgoing gate
 in ``MailContext.flush`` drops anything else).
+
+Consent is a person's act: an auto-reply (an out-of-office that quotes the request's
+Subject) never confirms, whatever marks it (``mail.guards.auto_reply_reason``).  The
+worker drops such mail before it gets here; ``confirm`` asks again, because an address
+confirmed by a machine would let a signup mail a stranger.
 """
 
 from __future__ import annotations
 
 import hashlib
+import logging
 import secrets
 from collections.abc import Iterable
 from datetime import timedelta
+from email.parser import BytesHeaderParser
+from email.policy import default as default_policy
 
 from sqlalchemy import select
 
 from .. import render
-from ..db.models import Address, User
+from ..db.models import Address, InboxMail, User
+from ..mail.guards import auto_reply_reason
 from ..protocol import ConfirmAddress
 from . import limits, rates
 from .context import CommandError, MailContext, Outgoing
@@ -26,6 +35,8 @@ from .context import CommandError, MailContext, Outgoing
 #: Codes: 16 signs of 31 (lower-case letters and digits without look-alikes), ~79 bits.
 _CODE_ALPHABET = "abcdefghjkmnpqrstuvwxyz23456789"
 _CODE_LENGTH = 16
+
+log = logging.getLogger(__name__)
 
 
 def code_hash(code: str) -> str:
@@ -87,8 +98,26 @@ def _request(ctx: MailContext, user: User, entry: Address) -> None:
     ctx.send(Outgoing(entry.address, f"confirm address {code}", body, confirmation=True))
 
 
+def _sent_by_a_responder(ctx: MailContext) -> str | None:
+    """Why the mail being processed is an auto-reply, or None (a person's mail, or no
+    stored mail to look at).  Its headers only are parsed: linear in their size."""
+    if ctx.inbox_id is None:
+        return None
+    mail = ctx.session.get(InboxMail, ctx.inbox_id)
+    if mail is None:
+        return None
+    headers = BytesHeaderParser(policy=default_policy).parsebytes(bytes(mail.raw))
+    return auto_reply_reason(headers)
+
+
 def confirm(ctx: MailContext, command: ConfirmAddress) -> None:
-    """``confirm address <code>``: the address the code was mailed to gets mail."""
+    """``confirm address <code>``: the address the code was mailed to gets mail; never
+    by an auto-reply, which is not answered either."""
+    responder = _sent_by_a_responder(ctx)
+    if responder is not None:
+        log.info("inbox %s: confirm address ignored, the mail is an auto-reply (%s)",
+                 ctx.inbox_id, responder)
+        return
     entry = ctx.session.scalars(
         select(Address).where(Address.confirm_code_hash == code_hash(command.code))
     ).first()

@@ -237,3 +237,120 @@ def test_an_out_of_office_reply_to_a_board_mail_costs_nothing(harness: Harness) 
     assert 0 < left < len(OUT_OF_OFFICE) * 2
     answered = [bool(h.mail("fred@example.org", "abalone help")) for _ in range(left + 1)]
     assert answered == [True] * left + [False]
+
+
+# ------------------------------------------------------------ consent is a person's
+def _confirmation_code(sent: list) -> tuple[str, str]:  # type: ignore[type-arg]
+    """(the address asked to confirm, its code) from the mails a signup caused."""
+    (request,) = [s for s in sent if s.subject.startswith("confirm address ")]
+    return request.to, request.subject.split()[-1]
+
+
+def _confirmed(h: Harness, address: str) -> bool:
+    with h.database.read() as session:
+        entry = session.scalar(select(Address).where(Address.address == address))
+        assert entry is not None
+        return bool(entry.confirmed)
+
+
+@pytest.mark.parametrize("headers", [
+    {"X-Autoreply": "yes"},
+    {"Precedence": "auto_reply"},
+    {"Auto-Submitted": "auto-replied"},
+])
+def test_an_out_of_office_that_quotes_the_request_confirms_nothing(
+    harness: Harness, headers: dict[str, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    h = harness
+    sent = h.mail("fred@example.org", "signup fred fred-pw fred@work.example.org")
+    work, code = _confirmation_code(sent)
+    assert work == "fred@work.example.org"
+    # Dropped by the guard: no answer, still unconfirmed.
+    assert h.mail(work, f"Re: confirm address {code}", AWAY, headers=headers) == []
+    assert not _confirmed(h, work)
+    # The opt-in asks for itself too: with the worker's guard out of the way the
+    # out-of-office still confirms nothing (and is not answered).
+    monkeypatch.setattr("abalone_pbm.worker.reason_to_ignore", lambda *args: None)
+    assert h.mail(work, f"Re: confirm address {code}", AWAY, headers=headers) == []
+    assert not _confirmed(h, work)
+    # The owner's own reply confirms (the same code: nothing used it up).
+    done = h.mail(work, f"Re: confirm address {code}", "yes, that's me\n")
+    assert any(s.subject == "Abalone address confirmed" for s in done)
+    assert _confirmed(h, work)
+
+
+# -------------------------------------------------------------- a real ``serve``
+@pytest.fixture
+def live(tmp_path: Path) -> Iterator[LiveServer]:
+    """``abalone-pbm serve`` in its own process on SQLite, relaying to a sink."""
+    from aiosmtpd.controller import Controller
+    import os
+
+    sink = RelaySink()
+    relay_port = free_port()
+    controller = Controller(sink, hostname="127.0.0.1", port=relay_port)
+    controller.start()
+    env = dict(os.environ)
+    env.update(
+        ABALONE_PBM_LISTEN=f"127.0.0.1:{free_port()}",
+        ABALONE_PBM_RELAY=f"smtp://127.0.0.1:{relay_port}",
+        ABALONE_PBM_DATABASE_URL=f"sqlite:///{tmp_path / 'abalone-pbm.sqlite3'}",
+        ABALONE_PBM_DAILY_REPLY_CAP="5",
+    )
+    host, port = env["ABALONE_PBM_LISTEN"].rsplit(":", 1)
+    process = subprocess.Popen([sys.executable, "-m", "abalone_pbm", "serve"], cwd=tmp_path,
+                               env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                               text=True)
+    try:
+        _wait_listening(host, int(port), process, timeout=30)
+        yield LiveServer(host, int(port), process, tmp_path, env, Mailbox(sink))
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+        controller.stop()
+
+
+def test_serve_drops_out_of_office_replies_over_smtp(live: LiveServer) -> None:
+    """Out-of-office replies to a board mail, sent over SMTP to a running server, get
+    no answer and use none of the daily cap of 5; the player's own reply after them
+    is played and answered."""
+    fred, wilma = "fred@home.test", "wilma@home.test"
+    live.send(fred, "signup fred fred-pw")
+    live.mailbox.wait_for(fred, r"^Abalone signup fred")
+    live.send(wilma, "signup wilma wilma-pw")
+    live.mailbox.wait_for(wilma, r"^Abalone signup wilma")
+    live.send(fred, "abalone challenge fred wilma")
+    new_board = live.mailbox.wait_for(fred, r"^New Abalone Board \d+ fred$")
+    board = int(re.findall(r"\d+", str(new_board["Subject"]))[0])
+    reply_to = str(new_board["Reply-To"])
+    before = len(live.mailbox.all_to(fred))
+    for headers, subject in OUT_OF_OFFICE * 2:  # 8 of them, more than the cap
+        live.send(fred, subject.format(board=board), "c3-c5,d4\n" + AWAY, to=reply_to,
+                  headers=headers)
+    live.send(fred, f"Re: New Abalone Board {board} fred", "c3-c5,d4\n", to=reply_to)
+    live.mailbox.wait_for(fred, rf"^Abalone Board {board} wilma$")
+    live.mailbox.wait_for(wilma, rf"^Abalone Board {board} wilma$")
+    # The move's board mail is the only mail fred got after the challenge: none of the
+    # out-of-office replies was answered (an error board) or played.
+    assert len(live.mailbox.all_to(fred)) == before + 1
+    url = live.env["ABALONE_PBM_DATABASE_URL"]
+    from sqlalchemy import create_engine, text
+
+    engine = create_engine(url)
+    try:
+        with engine.connect() as connection:
+            rows = connection.execute(text(
+                "SELECT status, note FROM inbox WHERE envelope_from = :f ORDER BY id"),
+                {"f": fred}).all()
+            ply = connection.execute(text("SELECT ply FROM games WHERE number = :b"),
+                                     {"b": board}).scalar()
+    finally:
+        engine.dispose()
+    dropped = [note for status, note in rows if status == "dropped"]
+    assert len(dropped) == len(OUT_OF_OFFICE) * 2
+    assert all("auto" in (note or "").lower() for note in dropped), dropped
+    assert ply == 1
