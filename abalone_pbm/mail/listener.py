@@ -207,6 +207,17 @@ class SessionLimits:
         self.data_timeout = data_timeout
         self.refusals = refusals
 
+    @classmethod
+    def of(cls, settings: Settings, caps: ConnectionCaps | None = None) -> SessionLimits:
+        """The limits ``settings`` name (``caps``: fitted ones to use instead)."""
+        return cls(
+            caps or ConnectionCaps(settings.smtp_max_sessions,
+                                   settings.smtp_max_sessions_per_client),
+            settings.smtp_data_timeout,
+            RefusalLog("LMTP listener" if settings.lmtp else "SMTP listener",
+                       settings.refused_log_interval),
+        )
+
     def record_refusal(self, loop: asyncio.AbstractEventLoop, subject: str,
                        reason: str) -> None:
         """Count one refusal; the first of an interval schedules the interval's log."""
@@ -303,13 +314,14 @@ class _LMTPServer(_LimitedSession, LMTP):
 
 class IntakeController(Controller):
     """aiosmtpd's threaded Controller, speaking LMTP on request, and port 0 = any free
-    port; its sessions share ``limits``."""
+    port; its sessions share ``limits`` (default: those of the default settings)."""
 
-    def __init__(self, handler: IntakeHandler, *, limits: SessionLimits,
+    def __init__(self, handler: Any, *, limits: SessionLimits | None = None,
                  lmtp: bool = False, **kwargs: Any) -> None:
         super().__init__(handler, **kwargs)
         self.lmtp = lmtp
-        self.limits = limits
+        self.limits = limits or SessionLimits.of(Settings(lmtp=lmtp))
+        self._last_accept_pause: float | None = None
         self.loop.set_exception_handler(self._loop_exception)
 
     def factory(self) -> SMTP:
@@ -317,14 +329,21 @@ class IntakeController(Controller):
         return server_class(self.handler, limits=self.limits, **self.SMTP_kwargs)
 
     def _loop_exception(self, loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
-        """Failed accepts (out of file descriptors) are counted, not logged one by one:
-        asyncio stops accepting for a second after each, so they cannot spin."""
+        """Failed accepts (out of file descriptors) are counted, not logged one by one.
+
+        asyncio then stops accepting for a second, so they cannot spin; but it reports
+        the failure once for each of the up to 100 accepts it tries in that turn, so
+        one pause is counted once.
+        """
         error = context.get("exception")
         message = str(context.get("message", ""))
         if isinstance(error, OSError) and message.startswith("socket.accept() out of"):
-            reason = (f"{os.strerror(error.errno or 0)}; accepting resumes a second "
-                      f"after each (sessions open: {self.limits.counter.total})")
-            self.limits.record_refusal(loop, "{count} accepts failed", reason)
+            now = loop.time()
+            if self._last_accept_pause is None or now - self._last_accept_pause >= 0.5:
+                self._last_accept_pause = now
+                self.limits.record_refusal(
+                    loop, "accepting paused {count} times",
+                    f"accept failed: {os.strerror(error.errno or 0)}; each pause is a second")
             return
         loop.default_exception_handler(context)
 
@@ -371,11 +390,7 @@ def start_listener(
             caps.smtp.per_client, settings.smtp_max_sessions,
             settings.smtp_max_sessions_per_client, needed_open_files(settings),
         )
-    limits = SessionLimits(
-        caps.smtp, settings.smtp_data_timeout,
-        RefusalLog("LMTP listener" if settings.lmtp else "SMTP listener",
-                   settings.refused_log_interval),
-    )
+    limits = SessionLimits.of(settings, caps.smtp)
     controller = IntakeController(
         handler,
         limits=limits,
@@ -399,3 +414,5 @@ def start_listener(
 def stop_listener(controller: Controller) -> None:
     """Stop accepting mail; a transaction in progress is cut off (and retried by its MTA)."""
     controller.stop()
+    if isinstance(controller, IntakeController):
+        controller.limits.refusals.flush()  # what was refused since the last log

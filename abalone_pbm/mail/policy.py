@@ -247,10 +247,9 @@ class PolicyServer(socketserver.ThreadingTCPServer):
         except OSError as error:
             if error.errno in _OUT_OF_RESOURCES:
                 self.refusals.record(
-                    "{count} accepts failed",
-                    f"{os.strerror(error.errno or 0)}; accepting resumes "
-                    f"{ACCEPT_RETRY_SECONDS:g} s after each (connections open: "
-                    f"{self.counter.total})")
+                    "accepting paused {count} times",
+                    f"accept failed: {os.strerror(error.errno or 0)}; each pause is "
+                    f"{ACCEPT_RETRY_SECONDS:g} s")
                 time.sleep(ACCEPT_RETRY_SECONDS)
             raise  # socketserver drops the attempt
 
