@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import bindparam, func, select, update
+from sqlalchemy import bindparam, func, or_, select, update
 from sqlalchemy.orm import Session
 
 from ..redact import mask_reply_tokens
@@ -54,7 +54,9 @@ SWEEP = "inbox_retention_sweep"
 _INBOX = InboxMail.__table__
 _BLANK = (
     update(_INBOX)
-    .where(_INBOX.c.id == bindparam("row_id"), _INBOX.c.status.in_(FINAL))
+    # Spelt out: an IN list cannot be used with many rows' parameters at once.
+    .where(_INBOX.c.id == bindparam("row_id"),
+           or_(*(_INBOX.c.status == status for status in FINAL)))
     .values(raw=b"", envelope_to=bindparam("masked_to"))
     .execution_options(synchronize_session=False)
 )
