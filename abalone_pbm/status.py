@@ -123,7 +123,22 @@ def check(settings: Settings, database: Database | None, now: datetime,
         report.problem(CRITICAL, f"database unreachable ({reason})")
         return report
     _judge(report, database, health, now, thresholds)
+    _retention(report, settings, database, health, now)
     return report
+
+
+def _retention(report: Report, settings: Settings, database: Database,
+               health: DatabaseHealth, now: datetime) -> None:
+    """How long received mail is kept whole, and what still waits for pruning."""
+    from .db.retention import BATCH, read_retention
+
+    days = settings.inbox_retention_days
+    with database.read() as session:
+        state = read_retention(session, now, timedelta(days=days))
+    overdue = f"{state.overdue}+" if state.overdue >= BATCH else str(state.overdue)
+    report.add("retention", f"processed mail kept whole {days} days, then pruned "
+                            f"({overdue} due now); {health.inbox_parked} parked kept until "
+                            "replayed")
 
 
 def _judge(report: Report, database: Database, health: DatabaseHealth, now: datetime,

@@ -67,6 +67,9 @@ def _mail_replay(database: Database, settings: Settings, args: argparse.Namespac
             raise Failure(f"{error} (--force)") from None
         if mail is None:
             raise Failure(f"there is no inbox mail {args.id}")
+        if not mail.raw:
+            raise Failure(f"inbox mail {args.id} was pruned: only a record of it is kept "
+                          f"after {settings.inbox_retention_days} days")
         # A fresh start: the worker gives it all its tries again.
         mail.attempts = 0
         session.flush()
@@ -88,6 +91,8 @@ def _subject(raw: bytes) -> str:
 
 def _mail_outbox(database: Database, settings: Settings, args: argparse.Namespace) -> int:
     from ..db.outbox import unsent_outbox
+    # A Subject may carry a one-time code (confirm address <code>): masked like passwords.
+    from ..protocol import mask_passwords
 
     with database.read() as session:
         mails = unsent_outbox(session, limit=args.limit)
@@ -97,7 +102,8 @@ def _mail_outbox(database: Database, settings: Settings, args: argparse.Namespac
                 "retrying" if mail.attempts else "waiting")
             next_try = "-" if mail.status == "failed" else when(mail.next_attempt_at)
             rows.append((mail.id, when(mail.created_at), _clip(mail.recipient, 32),
-                         _clip(_subject(bytes(mail.raw)), 36), state, mail.attempts,
+                         _clip(mask_passwords(_subject(bytes(mail.raw))), 36), state,
+                         mail.attempts,
                          next_try, _clip(_last_line(mail.last_error), 60)))
     if not rows:
         print("no outgoing mail waiting or failed")
