@@ -30,9 +30,10 @@ MASK = "***"
 _USERINFO = re.compile(r"(?P<head>[A-Za-z][A-Za-z0-9+.\-]*://[^\s:/?#@]*:)[^\s@]*@")
 #: ``?key=value`` / ``&key=value`` / ``;key=value`` of a URL's query.
 _QUERY = re.compile(r"(?P<head>[?&;](?P<key>[A-Za-z0-9_.%\-]+)=)(?P<value>[^&;#\s]*)")
-#: ``key=value`` / ``key = 'quoted value'`` of a libpq connection string.
+#: ``key=value`` / ``key = 'quoted value'`` of a libpq connection string, also where a
+#: message quotes the string (``'password=...'``).
 _DSN = re.compile(
-    r"(?P<head>(?:^|(?<=\s))(?P<key>[A-Za-z0-9_%\-]+)\s*=\s*)"
+    r"(?P<head>(?:^|(?<=[\s'\"(\[,]))(?P<key>[A-Za-z0-9_%\-]+)\s*=\s*)"
     r"(?P<value>'(?:[^'\\]|\\.)*'?|[^\s']\S*)"
 )
 #: A reply address's board and token: ``+101.k3x9q7mf2a`` (``protocol.reply``).
