@@ -79,6 +79,29 @@ _DATE_RE = re.compile(r"\d{1,2}:\d{2}|(?<!\d)(?:19|20)\d{2}(?!\d)|\d{1,2}\.\s?\d
 _WORD_RE = re.compile(r"[^\s,.:;!?()]+")
 
 
+def _any_of(words: tuple[str, ...]) -> re.Pattern[str]:
+    """One pattern for "holds one of these words" (one scan instead of one per word)."""
+    return re.compile("|".join(re.escape(word) for word in sorted(words, key=len, reverse=True)))
+
+
+_PRODUCT_RE = _any_of(vocabulary.CLIENT_PRODUCTS)
+_VERB_RE = _any_of(vocabulary.ATTRIBUTION_VERBS)
+_VERB_COLON_RE = re.compile(f"(?:{_VERB_RE.pattern})\\s*[:：]")
+_BANNER_WORD_RE = _any_of(vocabulary.BANNER_WORDS)
+_BANNER_MARK_RE = _any_of(vocabulary.BANNER_MARKS)
+_CLIENT_ENDINGS = tuple(ending.rstrip(".") for ending in vocabulary.CLIENT_LINE_ENDINGS)
+
+
+def _visible(text: str) -> str:
+    """``text`` with odd blanks as spaces and invisible characters gone; one C-speed
+    replace per character present (``str.translate`` with a table costs ten times more
+    on a large text)."""
+    for char, becomes in _INVISIBLE.items():
+        if chr(char) in text:
+            text = text.replace(chr(char), becomes or "")
+    return text
+
+
 def clean_line(line: str) -> str:
     """A line without invisible characters, odd blanks as spaces, no trailing blanks."""
     return line.translate(_INVISIBLE).rstrip()
@@ -134,14 +157,9 @@ def is_client_line(stripped: str) -> bool:
     if len(stripped) > 160:
         return False
     lower = stripped.lower().strip(" *_")
-    names_product = any(product in lower for product in vocabulary.CLIENT_PRODUCTS)
-    if not names_product:
-        return False
-    if lower.startswith(vocabulary.CLIENT_LINE_OPENERS):
-        return True
-    if len(lower) <= 80 and lower.rstrip(" .!").endswith(
-            tuple(ending.rstrip(".") for ending in vocabulary.CLIENT_LINE_ENDINGS)):
-        return True
+    if lower.startswith(vocabulary.CLIENT_LINE_OPENERS) or (
+            len(lower) <= 80 and lower.rstrip(" .!").endswith(_CLIENT_ENDINGS)):
+        return _PRODUCT_RE.search(lower) is not None
     if len(lower) <= 100 and "outlook" in lower and ("ios" in lower or "android" in lower):
         return True
     return len(lower) <= 80 and ("yahoo mail" in lower or "aol app" in lower)
@@ -158,14 +176,14 @@ def banner_kind(stripped: str) -> str | None:
                 "external sender", "externe e-mail", "externe mail"):
         return "line"
     if lower.startswith("[") and lower.endswith("]") and len(lower) <= 120:
-        if any(word in lower for word in vocabulary.BANNER_WORDS):
+        if _BANNER_WORD_RE.search(lower):
             return "line"
     label = header_label(stripped)
     if label is not None and label in vocabulary.BANNER_LABELS:
         return "line"
     opener = lower.lstrip(" *_[(")
     if opener.startswith(vocabulary.BANNER_OPENERS):
-        if any(mark in lower for mark in vocabulary.BANNER_MARKS):
+        if _BANNER_MARK_RE.search(lower):
             return "paragraph"
     return None
 
@@ -178,7 +196,7 @@ def _starts_with_opener(lower: str) -> bool:
 
 
 def _has_verb(lower: str) -> bool:
-    return any(verb in lower for verb in vocabulary.ATTRIBUTION_VERBS)
+    return _VERB_RE.search(lower) is not None
 
 
 def _attributional(stripped: str) -> bool:
@@ -192,11 +210,7 @@ def _attributional(stripped: str) -> bool:
 def _verb_then_colon(lower: str) -> bool:
     """An attribution verb followed by ":" within the line (Yahoo for Android writes
     the old mail on the attribution's own line: "... wrote:   Summary of ...")."""
-    for verb in vocabulary.ATTRIBUTION_VERBS:
-        at = lower.find(verb)
-        if at >= 0 and lower[at + len(verb):].lstrip().startswith((":", "：")):
-            return True
-    return False
+    return _VERB_COLON_RE.search(lower) is not None
 
 
 @dataclass(frozen=True)
@@ -212,32 +226,81 @@ class NewText:
         return "\n".join(self.lines)
 
 
+#: How much is read line by line: a comment longer than this is cut there (no player
+#: writes more under a move), and no mail makes the reader go on for longer: the
+#: per-line reading costs a few microseconds a line, the skipping of runs of quoted or
+#: blank lines next to nothing.
+MAX_NEW_LINES = 400
+MAX_NEW_CHARS = 32 * 1024
+
+#: Where a run of quoted lines ends, and where a run of blank lines ends: found by the
+#: regular-expression engine in one scan, so that a mail of quote marks or blank lines
+#: costs next to nothing (each run is one line for the per-line reading).
+_QUOTED_RUN_END_RE = re.compile(r"\n(?![ ]*>)")
+_NON_BLANK_RE = re.compile(r"[^\s]")
+
+
 class _Reader:
-    """One pass over the lines of a body (see the module text)."""
+    """One pass over the lines of a body (see the module text).  Lines are taken from
+    the text as the reading needs them; it stops where the new text ends."""
 
     def __init__(self, body: str) -> None:
-        self.raw = split_lines(body)
-        self.lines = [clean_line(line) for line in self.raw]
-        self.stripped = [line.strip() for line in self.lines]
-        # The index of the next non-blank line at or after each line, made backwards
-        # once so that every look-ahead costs O(1).
-        self.next_content: list[int | None] = [None] * (len(self.lines) + 1)
-        following: int | None = None
-        for index in range(len(self.lines) - 1, -1, -1):
-            if self.stripped[index]:
-                following = index
-            self.next_content[index] = following
+        self.text = _visible(body.replace("\r\n", "\n").replace("\r", "\n"))
+        self._offset = 0
+        #: The lines read so far; a run of quoted lines is one line ">", a run of blank
+        #: lines one line "".
+        self.raw: list[str] = []
+        self._stripped: dict[int, str] = {}
         self.kept: list[tuple[int, str]] = []  # (source index, line) of the new text
         self.had_old_mail = False
 
+    def _read_line(self) -> bool:
+        text, start = self.text, self._offset
+        if start > len(text):
+            return False
+        end = text.find("\n", start)
+        if end < 0:
+            end = len(text)
+        line = text[start:end]
+        stripped = line.strip()
+        if not stripped:
+            found = _NON_BLANK_RE.search(text, start)
+            self.raw.append("")
+            self._offset = (len(text) + 1 if found is None
+                            else max(end + 1, text.rfind("\n", start, found.start()) + 1))
+        elif stripped.startswith(">"):
+            found = _QUOTED_RUN_END_RE.search(text, start)
+            self.raw.append(">")
+            self._offset = len(text) + 1 if found is None else found.start() + 1
+        else:
+            self.raw.append(line)
+            self._offset = end + 1
+        return True
+
+    def has_line(self, index: int) -> bool:
+        while len(self.raw) <= index:
+            if not self._read_line():
+                return False
+        return True
+
+    def stripped(self, index: int) -> str:
+        known = self._stripped.get(index)
+        if known is None:
+            known = self._stripped[index] = self.raw[index].strip()
+        return known
+
     def content_after(self, index: int) -> int | None:
-        return self.next_content[index + 1] if index + 1 < len(self.lines) else None
+        """The next non-blank line: at most two lines on, blank runs being one line."""
+        for following in (index + 1, index + 2):
+            if self.has_line(following) and self.stripped(following):
+                return following
+        return None
 
     def old_mail_at(self, index: int | None) -> bool:
         """Does the old mail (a quote, or a copy of it) start at this line?"""
         if index is None:
             return True  # the end of the mail: an attribution of nothing
-        line = self.stripped[index]
+        line = self.stripped(index)
         return (is_quoted(line) or is_separator(line) or is_server_mail(line)
                 or self.header_block_at(index))
 
@@ -246,16 +309,16 @@ class _Reader:
         and, among the next lines, another header label (any language); or three
         "Label: value" lines in a row naming an address and the board (a language
         the vocabulary lacks)."""
-        first = header_label(self.stripped[index].lstrip("> "))
+        first = header_label(self.stripped(index).lstrip("> "))
         if first is None:
             return False
         known = first in vocabulary.HEADER_LABELS
         labels = 1
-        addressed = "@" in self.stripped[index] or "abalone" in self.stripped[index].lower()
+        addressed = "@" in self.stripped(index) or "abalone" in self.stripped(index).lower()
         seen = 0
         position = self.content_after(index)
         while position is not None and seen < 5:
-            label = header_label(self.stripped[position].lstrip("> "))
+            label = header_label(self.stripped(position).lstrip("> "))
             if label is None:
                 break
             known_here = label in vocabulary.HEADER_LABELS
@@ -263,8 +326,8 @@ class _Reader:
                 labels += 1
             elif not known:
                 labels += 1
-            addressed = addressed or "@" in self.stripped[position] or (
-                "abalone" in self.stripped[position].lower())
+            addressed = addressed or "@" in self.stripped(position) or (
+                "abalone" in self.stripped(position).lower())
             seen += 1
             position = self.content_after(position)
         if known and first in vocabulary.HEADER_FIRST_LABELS:
@@ -274,7 +337,7 @@ class _Reader:
     def attribution_at(self, index: int) -> int | None:
         """When this line ends an attribution: how many kept lines before it belong to
         it (0 to 2); else None."""
-        line = self.stripped[index]
+        line = self.stripped(index)
         if len(line) > _SHORT:
             return None
         lower = line.lower()
@@ -310,9 +373,9 @@ class _Reader:
     def read(self) -> NewText:
         in_banner = False
         index = 0
-        count = len(self.lines)
-        while index < count:
-            line = self.stripped[index]
+        taken_lines = taken_chars = 0
+        while self.has_line(index) and taken_lines < MAX_NEW_LINES and taken_chars < MAX_NEW_CHARS:
+            line = self.stripped(index)
             if not line:
                 in_banner = False
                 self.kept.append((index, ""))
@@ -328,12 +391,13 @@ class _Reader:
                     or self.header_block_at(index)):
                 self.had_old_mail = self.had_old_mail or not is_signature(self.raw[index])
                 break
+            taken_lines += 1  # every line read counts, kept or dropped
             belonging = self.attribution_at(index)
             if belonging is not None:
                 del self.kept[len(self.kept) - belonging:]
                 self.had_old_mail = True
                 following = self.content_after(index)
-                if following is not None and is_quoted(self.stripped[following]) and (
+                if following is not None and is_quoted(self.stripped(following)) and (
                         line.endswith((":", "："))):
                     index += 1
                     continue
@@ -348,7 +412,9 @@ class _Reader:
                 index += 1
                 continue
             in_banner = False
-            self.kept.append((index, self.lines[index]))
+            kept_line = self.raw[index].rstrip()
+            self.kept.append((index, kept_line))
+            taken_chars += len(kept_line)
             index += 1
         return NewText(_tidy([line for _, line in self.kept]), self.had_old_mail)
 
