@@ -136,8 +136,8 @@ class RefusalLog:
 
     def record(self, subject: str, reason: str) -> bool:
         """Count one event; ``subject`` says what and whose, its count written where
-        ``{count}`` is (``refused {count} connections from 10.0.0.5``). True when this
-        event opened a new interval."""
+        ``{count}`` is and a plural s where ``{s}`` is (``refused {count} connection{s}
+        from 10.0.0.5``). True when this event opened a new interval."""
         with self._lock:
             opened = self._opened is None
             if opened:
@@ -165,8 +165,8 @@ class RefusalLog:
             self._counts, self._uncounted, self._opened = {}, {}, None
         ranked = sorted(counts.items(), key=lambda item: -item[1])
         for (subject, reason), count in ranked[:MOST_CLIENTS_LOGGED]:
-            log.warning("%s: %s in the last %d s: %s", self.what,
-                        subject.replace("{count}", f"{count:,}"), seconds, reason)
+            text = subject.replace("{count}", f"{count:,}").replace("{s}", "s" * (count != 1))
+            log.warning("%s: %s in the last %d s: %s", self.what, text, seconds, reason)
         rest: dict[str, tuple[int, int]] = {}
         for (_, reason), count in ranked[MOST_CLIENTS_LOGGED:]:
             events, clients = rest.get(reason, (0, 0))

@@ -255,7 +255,7 @@ class _LimitedSession(SMTP):
             transport.write(TOO_MANY_CONNECTIONS.encode("ascii") + b"\r\n")
             transport.close()
             self.limits.record_refusal(
-                self.loop, f"refused {{count}} connections from {client}", reason)
+                self.loop, f"refused {{count}} connection{{s}} from {client}", reason)
             return
         self.client = client
         super().connection_made(transport)
@@ -342,7 +342,7 @@ class IntakeController(Controller):
             if self._last_accept_pause is None or now - self._last_accept_pause >= 0.5:
                 self._last_accept_pause = now
                 self.limits.record_refusal(
-                    loop, "accepting paused {count} times",
+                    loop, "accepting paused {count} time{s}",
                     f"accept failed: {os.strerror(error.errno or 0)}; each pause is a second")
             return
         loop.default_exception_handler(context)

@@ -187,7 +187,7 @@ class _PolicyHandler(socketserver.BaseRequestHandler):
                 begun = time.monotonic() if pending else None
                 continue
             if request_bytes > MAX_REQUEST_BYTES:
-                self.server.record_refusal(f"closed {{count}} connections from {client}",
+                self.server.record_refusal(f"closed {{count}} connection{{s}} from {client}",
                                            f"a request over {MAX_REQUEST_BYTES:,} bytes")
                 return
             if begun is None:
@@ -196,7 +196,7 @@ class _PolicyHandler(socketserver.BaseRequestHandler):
                 wait = begun + REQUEST_SECONDS - time.monotonic()
                 if wait <= 0:
                     self.server.record_refusal(
-                        f"closed {{count}} connections from {client}",
+                        f"closed {{count}} connection{{s}} from {client}",
                         f"a request not complete within {REQUEST_SECONDS:g} s")
                     return
             try:
@@ -247,7 +247,7 @@ class PolicyServer(socketserver.ThreadingTCPServer):
         except OSError as error:
             if error.errno in _OUT_OF_RESOURCES:
                 self.refusals.record(
-                    "accepting paused {count} times",
+                    "accepting paused {count} time{s}",
                     f"accept failed: {os.strerror(error.errno or 0)}; each pause is "
                     f"{ACCEPT_RETRY_SECONDS:g} s")
                 time.sleep(ACCEPT_RETRY_SECONDS)
@@ -258,7 +258,7 @@ class PolicyServer(socketserver.ThreadingTCPServer):
         reason = self.counter.admit(client)
         if reason is None:
             return True
-        self.record_refusal(f"refused {{count}} connections from {client}", reason)
+        self.record_refusal(f"refused {{count}} connection{{s}} from {client}", reason)
         return False  # socketserver closes it
 
     def process_request(self, request: Any, client_address: Any) -> None:
