@@ -208,10 +208,12 @@ class _ReadFailed(Exception):
 
 
 def parse_mail(raw: bytes) -> EmailMessage:
-    """The stored bytes as an EmailMessage (headers as plain text, get_body works)."""
-    message = email.message_from_bytes(raw, policy=LEAN_POLICY)
-    assert isinstance(message, EmailMessage)
-    return message
+    """The stored bytes as an EmailMessage (headers as plain text, get_body works), in
+    time linear in their size and never raising: a mail nested too deep or with too
+    many parts is read as far as a person's mail goes (``mail.mime.parse_bounded``)."""
+    from .mail.mime import parse_bounded
+
+    return parse_bounded(raw, LEAN_POLICY)
 
 
 #: The note of a mail parked because it failed (the error is in ``last_error``).

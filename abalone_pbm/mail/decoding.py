@@ -1,13 +1,17 @@
 """The text of a received mail: the first plain-text part decoded (charset,
-``format=flowed``), or the HTML part turned into text, quotes kept as ``>``."""
+``format=flowed``), and the HTML part turned into text (``mail.html_text``), quotes kept
+as ``>``. Parts are walked without recursion and at most ``mail.mime.MAX_PARTS`` of them;
+every decoding is linear in the part's size and never raises."""
 
 from __future__ import annotations
 
 import codecs
 import email.message
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from .html_text import html_to_text
+from .mime import MAX_PARTS
 from .validation import clean_text
 
 
@@ -97,26 +101,53 @@ class BodyTexts:
     html: str | None  # first text/html part converted by html_to_text, clean_text'ed
 
 
-def extract_body_texts(msg: email.message.Message) -> BodyTexts:
-    """The first text/plain and the first text/html part that are not attachments, each
-    decoded and cleaned (the HTML one turned into text with :func:`html_to_text`)."""
-    plain: str | None = None
-    markup: str | None = None
-    for part in msg.walk():
+def _leaf_parts(msg: email.message.Message) -> Iterator[email.message.Message]:
+    """The parts of ``msg`` that are not containers, in order: at most ``MAX_PARTS``
+    parts looked at, walked without recursion (the library's ``walk`` recurses)."""
+    pending: list[email.message.Message] = [msg]
+    looked_at = 0
+    while pending and looked_at < MAX_PARTS:
+        part = pending.pop()
+        looked_at += 1
         if part.is_multipart():
+            children = part.get_payload()
+            if isinstance(children, list):
+                pending.extend(
+                    child for child in reversed(children)
+                    if isinstance(child, email.message.Message)
+                )
             continue
+        yield part
+
+
+def _text_parts(
+    msg: email.message.Message,
+) -> tuple[email.message.Message | None, email.message.Message | None]:
+    """The first text/plain and the first text/html part that are not attachments."""
+    plain: email.message.Message | None = None
+    markup: email.message.Message | None = None
+    for part in _leaf_parts(msg):
         if part.get_content_disposition() == "attachment":
             continue
         ctype = part.get_content_type()
         if ctype == "text/plain" and plain is None:
-            plain = _decode_part(part)
+            plain = part
         elif ctype == "text/html" and markup is None:
-            markup = _decode_part(part)
+            markup = part
         if plain is not None and markup is not None:
             break
+    return plain, markup
+
+
+def extract_body_texts(msg: email.message.Message) -> BodyTexts:
+    """The first text/plain and the first text/html part that are not attachments, each
+    decoded and cleaned (the HTML one turned into text with :func:`html_to_text`)."""
+    plain, markup = _text_parts(msg)
     return BodyTexts(
-        plain=None if plain is None else clean_text(plain, keep_newlines=True),
-        html=None if markup is None else clean_text(html_to_text(markup), keep_newlines=True),
+        plain=None if plain is None else clean_text(_decode_part(plain), keep_newlines=True),
+        html=None if markup is None else clean_text(
+            html_to_text(_decode_part(markup)), keep_newlines=True
+        ),
     )
 
 
@@ -127,21 +158,9 @@ def extract_body_text(msg: email.message.Message) -> str:
     Works with ``email.message.EmailMessage`` and the older ``Message``; line ends come
     back as ``\\n``; ``format=flowed`` is undone.
     """
-    plain: str | None = None
-    markup: str | None = None
-    for part in msg.walk():
-        if part.is_multipart():
-            continue
-        if part.get_content_disposition() == "attachment":
-            continue
-        ctype = part.get_content_type()
-        if ctype == "text/plain" and plain is None:
-            plain = _decode_part(part)
-        elif ctype == "text/html" and markup is None:
-            markup = _decode_part(part)
+    plain, markup = _text_parts(msg)
     if plain is not None:
-        return clean_text(plain, keep_newlines=True)
+        return clean_text(_decode_part(plain), keep_newlines=True)
     if markup is not None:
-        return clean_text(html_to_text(markup), keep_newlines=True)
+        return clean_text(html_to_text(_decode_part(markup)), keep_newlines=True)
     return ""
-
