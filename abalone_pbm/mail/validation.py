@@ -40,6 +40,8 @@ __all__ = [
     "error_summary",
     "decode_encoded_words",
     "message_ids",
+    "BIDI_CONTROLS",
+    "without_bidi_controls",
 ]
 
 #: RFC 5321 §4.5.3.1 (path of 256 octets less the angle brackets); RFC 3696 erratum 1690.
@@ -58,6 +60,21 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 #: Invisible characters some mail programs put between words (zero-width space, word
 #: joiner, byte order mark): read as the blanks they stand for.
 _INVISIBLE_BLANKS = re.compile("[\u200b\u2060\ufeff]")
+#: The bidirectional formatting characters (Unicode UAX #9): the Arabic letter mark,
+#: the left-to-right and right-to-left marks, the embeddings and overrides with their
+#: pop, and the isolates with theirs.  Invisible, they make text read in another order
+#: than it is written ("Trojan Source"), and an unclosed one reorders what follows it.
+BIDI_CONTROLS = "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
+_WITHOUT_BIDI = str.maketrans(dict.fromkeys(map(ord, BIDI_CONTROLS)))
+
+
+def without_bidi_controls(text: str) -> str:
+    """``text`` without its bidirectional formatting characters (``BIDI_CONTROLS``).
+
+    Removed, not isolated: inside an isolate they could still make a user's own words
+    (a move, a name) read as others, and without them the letters alone set the order,
+    so right-to-left writing still reads as written.  Linear in the text's length."""
+    return text.translate(_WITHOUT_BIDI)
 #: What stands for a character that could not be read or kept.
 REPLACEMENT = "\ufffd"
 _BLANKS = re.compile(r"\s+")

@@ -20,7 +20,7 @@ from .player_tables import PlayerLine, player_table
 from .summary import describe_options, move_table, score_table
 from .shared import same_board, shared
 from .templating import environment, render_template, template_dirs
-from .text import RULE, and_list, tidy, wrap_text
+from .text import RULE, and_list, shown_text, tidy, wrap_text
 from .views import RECENT_ROUNDS, Comment, GameView, RatingChange, Result, Vote, to_move
 
 __all__ = [
@@ -29,7 +29,7 @@ __all__ = [
     "chat_mail", "describe_options", "environment", "error_mail", "game_over_mail",
     "help_mail", "marble_marks", "move_table", "nag_mail", "new_game_mail", "player_table",
     "preview_mail", "render_board", "render_template", "same_board", "score_table",
-    "shared", "signup_mail",
+    "shared", "shown_text", "signup_mail",
     "syntax_error_mail", "template_dirs", "text_mail", "tidy", "to_move", "treasure_marks",
     "wrap_text",
 ]

@@ -8,7 +8,7 @@ from __future__ import annotations
 from ..rules import Board
 from .game_context import board_subject, game_context
 from .templating import render_body
-from .text import RULE
+from .text import RULE, shown_text
 from .views import RECENT_ROUNDS, GameView, is_over, to_move
 
 
@@ -85,6 +85,8 @@ def preview_mail(
 
 
 def chat_mail(number: int, userid: str, text: str) -> tuple[str, str]:
-    """``Abalone Board 101 chat fred``: a message to the players and observers."""
-    body = render_body("chat.txt", number=number, userid=userid, text=text.strip(), rule=RULE)
+    """``Abalone Board 101 chat fred``: a message to the players and observers (its
+    text made fit to show them: ``text.shown_text``)."""
+    body = render_body("chat.txt", number=number, userid=userid,
+                       text=shown_text(text.strip()), rule=RULE)
     return f"Abalone Board {number} chat {userid}", body

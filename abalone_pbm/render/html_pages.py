@@ -85,12 +85,15 @@ def _dedent(text: str) -> str:
     return "\n".join(x[indent:] for x in lines)
 
 
-# Styles shared by the templates (inline: many clients drop <style> blocks).
-P = "margin:0 0 10px"
+# Styles shared by the templates (inline: many clients drop <style> blocks).  A word
+# longer than the page is broken rather than widening it (a stranger's 4,000 letters):
+# overflow-wrap:anywhere where it is known, word-break:break-word for older engines.
+WRAP_ANYWHERE = "overflow-wrap:anywhere;word-break:break-word"
+P = "margin:0 0 10px;" + WRAP_ANYWHERE
 H3 = "font-size:15px;margin:14px 0 6px"
 PRE = (
     "font-family:Menlo,Consolas,'Courier New',monospace;font-size:13px;margin:0 0 10px;"
-    "white-space:pre-wrap"
+    "white-space:pre-wrap;" + WRAP_ANYWHERE
 )
 
 

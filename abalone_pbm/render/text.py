@@ -1,4 +1,5 @@
-"""Plain-text helpers shared by every mail: wrapping, lists in words, tidy bodies."""
+"""Plain-text helpers shared by every mail: wrapping, lists in words, tidy bodies, and
+``shown_text`` for the words one user writes for others."""
 
 from __future__ import annotations
 
@@ -6,6 +7,8 @@ import re
 import textwrap
 from functools import lru_cache
 from typing import Sequence
+
+from ..mail.validation import without_bidi_controls
 
 #: The widest line of a table (the move table); prose is wrapped to 72 columns.
 WIDTH = 72
@@ -81,3 +84,43 @@ def and_list(items: Sequence[str]) -> str:
     if len(items) <= 1:
         return "".join(items)
     return ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def shown_text(text: str, width: int = WIDTH) -> str:
+    """Text one user wrote for others (a comment, a chat, a message, a broadcast), fit to
+    be shown in a mail: without bidirectional controls (``mail.validation``), so it
+    reads in the order it is written and cannot reorder what the server writes around
+    it, and with every line longer than ``width`` broken, so the text part keeps the
+    width of the rest of the mail whatever one word's length.  Lines within ``width``
+    stay exactly as written (a diagram, a list).  Linear in the text's length."""
+    text = without_bidi_controls(text).replace("\r\n", "\n").replace("\r", "\n")
+    lines = text.split("\n")
+    if all(len(line) <= width for line in lines):
+        return text
+    out: list[str] = []
+    for line in lines:
+        out.extend([line] if len(line) <= width else _broken(line.expandtabs(), width))
+    return "\n".join(out)
+
+
+def _broken(line: str, width: int) -> list[str]:
+    """One long line filled to ``width`` at its blanks (its indent kept on each line
+    while the indent leaves room), a word longer than a line cut into pieces."""
+    indent = line[: len(line) - len(line.lstrip(" "))]
+    if len(indent) > width // 2:
+        indent = ""
+    room = width - len(indent)
+    out: list[str] = []
+    current: list[str] = []
+    used = 0
+    for word in line.split():
+        pieces = [word[i:i + room] for i in range(0, len(word), room)]
+        for piece in pieces:
+            if current and used + 1 + len(piece) > room:
+                out.append(indent + " ".join(current))
+                current, used = [], 0
+            current.append(piece)
+            used += len(piece) + (1 if used else 0)
+    if current:
+        out.append(indent + " ".join(current))
+    return out

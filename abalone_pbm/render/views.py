@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Mapping
 
 from ..rules import Board
+from .text import shown_text
 
 #: Rounds (rows of the move table) shown while a game is running.
 RECENT_ROUNDS = 5
@@ -14,10 +15,17 @@ RECENT_ROUNDS = 5
 
 @dataclass(frozen=True)
 class Comment:
-    """A player's comment shown between rows of asterisks under "<userid> writes:"."""
+    """A player's comment shown between rows of asterisks under "<userid> writes:".
+
+    Its text is made fit to show the other players when the comment is made
+    (``text.shown_text``: no bidirectional controls, no line wider than the mail), so
+    the text part and the HTML part, which both show it, show the same words."""
 
     userid: str
     text: str
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "text", shown_text(self.text))
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from .. import protocol, render
+from .. import render
 from ..db.models import Game, Seat, User
 from ..render import html_pages
 from ..render.board_html import MoveMarks, move_marks
@@ -75,8 +75,9 @@ def game_view(
         moves=moves,
         options=options_mapping(GameOptions.from_json(game.options)),
         observers=tuple(u.userid for u, only in watchers if not only),
-        # Masked when shown too: a comment of an older version was stored unmasked.
-        comment=(render.Comment(comment_by.userid, protocol.mask_passwords(comment))
+        # Masked when shown too: a comment of an older version was stored unmasked; the
+        # mail's own passwords hidden before the lines are broken (render.Comment).
+        comment=(render.Comment(comment_by.userid, ctx.masked(comment))
                  if comment_by and comment else None),
         vote=vote,
         notices=tuple(notices),

@@ -139,7 +139,8 @@ def _remove_game(ctx: MailContext, game: Game, user: User, comment: str) -> None
         "alone.  The game is not rated."
     )
     if comment.strip():
-        text += f"\n\n{render.RULE}\n{user.userid} writes:\n{comment.strip()}\n{render.RULE}"
+        shown = render.shown_text(ctx.masked(comment).strip())
+        text += f"\n\n{render.RULE}\n{user.userid} writes:\n{shown}\n{render.RULE}"
     subject, body = render.text_mail(f"Abalone Board {game.number}", text)
     people = [s.user for s in game.seats] + [u for u, _ in observers_of(ctx, game)]
     ctx.send_to_users(people, subject, body)

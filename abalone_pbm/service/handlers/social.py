@@ -178,7 +178,8 @@ def _recipients(ctx: MailContext, userids: Iterable[str]) -> list[User]:
 
 def _message_body(sender: User, text: str, how_to_answer: str) -> str:
     # Not tidied: the "-- " line (the signature mark) keeps its blank.
-    return f"From {sender.userid}:\n\n{text.strip()}\n\n-- \n{render.wrap_text(how_to_answer)}\n"
+    shown = render.shown_text(text.strip())  # no bidi controls, no line wider than 72
+    return f"From {sender.userid}:\n\n{shown}\n\n-- \n{render.wrap_text(how_to_answer)}\n"
 
 
 def message(ctx: MailContext, c: protocol.Message) -> None:
