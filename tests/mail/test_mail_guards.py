@@ -88,6 +88,11 @@ x
         ("Precedence: bulk\n", "fred@example.net", PERSON, "Precedence: bulk"),
         ("Precedence: JUNK\n", "fred@example.net", PERSON, "Precedence: junk"),
         ("Precedence: list\n", "fred@example.net", PERSON, "Precedence: list"),
+        # Auto-replies marked other than by RFC 3834 (more in test_auto_replies.py).
+        ("Precedence: auto_reply\n", "fred@example.net", PERSON, "auto-reply"),
+        ("X-Autoreply: yes\n", "fred@example.net", PERSON, "X-Autoreply"),
+        ("X-Autorespond: away\n", "fred@example.net", PERSON, "X-Autorespond"),
+        ("X-Auto-Response-Suppress: All\n", "fred@example.net", PERSON, None),
         ("List-Id: Abalone fans <abalone.lists.example.net>\n", "fred@example.net", PERSON,
          "List-Id"),
         # Our own mail coming back.

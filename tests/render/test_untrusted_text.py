@@ -151,6 +151,19 @@ def test_every_way_one_user_writes_to_another(harness: Harness) -> None:
     _fit_to_show(_only(broadcast, fred, r"Abalone broadcast from wilma$"))
 
 
+def test_a_withdrawal_that_removes_the_game(harness: Harness) -> None:
+    """Resigning before the first round is over removes a two-player game: the last
+    mail of the board carries the comment too."""
+    h = harness
+    fred, wilma = h.signup("fred"), h.signup("wilma")
+    boards = h.challenge("fred", "wilma")
+    board = int(re.findall(r"\d+", boards["fred"].subject)[0])
+    removed = h.mail(fred, f"abalone resign {board} fred fred-pw", HOSTILE)
+    mail = _only(removed, wilma, rf"Abalone Board {board}$")
+    assert "fred writes:" in mail.body
+    _fit_to_show(mail)
+
+
 # ------------------------------------------------------------ the page in a browser
 def _page_width(html: str, window: int) -> int:
     """The width of the laid-out page (``scrollWidth``) in a ``window`` px wide window:
