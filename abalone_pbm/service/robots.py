@@ -327,6 +327,8 @@ class RobotLanes:
         self._busy_boards: set[int] = set()
         self._busy_queues: set[str] = set()
         self._waiting_long: set[int] = set()
+        #: When each sender's analysis last started (monotonic): senders take turns.
+        self._served: dict[str, float] = {}
         self._running = 0
         self._long = 0
         self._analysing = 0
@@ -434,7 +436,7 @@ class RobotLanes:
                 if read_all:
                     break
             if analyses and analysis_free and len(jobs) < free:
-                found = next_analysis(session, busy_queues)
+                found = next_analysis(session, busy_queues, self._served)
                 if found is not None:
                     jobs.append(_Job(analysis=found[0], queue=found[1]))
         with self._changed:
@@ -453,6 +455,10 @@ class RobotLanes:
                 else:
                     self._analysing += 1
                     self._busy_queues.add(job.queue)
+                    self._served[job.queue] = time.monotonic()
+            # Senders served over an hour ago weigh like new ones: forgotten.
+            stale = time.monotonic() - 3600
+            self._served = {q: t for q, t in self._served.items() if t > stale}
         return jobs
 
     def _heavy(self) -> int:

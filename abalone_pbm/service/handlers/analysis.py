@@ -13,6 +13,7 @@ a burst of analyses holds nobody's mail.
 from __future__ import annotations
 
 import logging
+from collections.abc import Collection, Mapping
 from dataclasses import replace
 
 from sqlalchemy import delete, func, select
@@ -89,18 +90,28 @@ def position_of(game: Game, shown: int) -> Board:
 
 
 # --------------------------------------------------------------- in a robot lane
-def next_analysis(session: Session, busy_queues: set[str]) -> tuple[int, str] | None:
-    """The request to search next and its sender's queue: senders take turns (each
-    one's oldest, the sender with fewest requests ahead of it first), none of a sender
-    already being served."""
+#: The most senders whose turn is weighed at once (the oldest waiting first).
+SENDERS_WEIGHED = 64
+
+
+def next_analysis(session: Session, busy_queues: Collection[str],
+                  last_served: Mapping[str, float] | None = None) -> tuple[int, str] | None:
+    """The request to search next and its sender's queue: each sender's oldest, of
+    the sender served longest ago (``last_served``: a queue's last turn, any clock;
+    never served: first), then the oldest; none of a sender already being served.  So
+    senders take turns, whatever one of them queued."""
     table = AnalysisRequest.__table__
     rank = func.row_number().over(partition_by=table.c.queue, order_by=table.c.id)
     ranked = select(table.c.id, table.c.queue, rank.label("rank")).subquery()
-    query = select(ranked.c.id, ranked.c.queue).order_by(ranked.c.rank, ranked.c.id).limit(1)
+    query = (select(ranked.c.id, ranked.c.queue).where(ranked.c.rank == 1)
+             .order_by(ranked.c.id).limit(SENDERS_WEIGHED))
     if busy_queues:
         query = query.where(ranked.c.queue.not_in(sorted(busy_queues)))
-    found = session.execute(query).first()
-    return None if found is None else (int(found[0]), str(found[1]))
+    heads = [(int(row[0]), str(row[1])) for row in session.execute(query)]
+    if not heads:
+        return None
+    served = last_served or {}
+    return min(heads, key=lambda head: (served.get(head[1], float("-inf")), head[0]))
 
 
 def answer_analysis(database: Database, settings: Settings, clock: Clock,
