@@ -250,7 +250,8 @@ _SPECS = (
         "better and by how much, and the line of play it expects, in words.  With #n "
         "it analyses the position after move n.  Only for finished games and for games "
         "with a computer player: a game between people that is still running cannot "
-        "be analysed.",
+        "be analysed.  The analysis comes a few seconds later in a mail of its own; "
+        "several from one sender are searched one after another.",
         aliases=("abalone analyse",),
     ),
     CommandSpec(
