@@ -279,6 +279,8 @@ class _Reader:
             self.bold += 1
         if flags & _BLOCK:
             self.flush(name == "br")
+            if flags & _PARAGRAPH and self.lines:
+                self.paragraph_end()
         elif flags & _CELL:
             self.pieces.append(" ")
         top = self.stack[-1]
@@ -341,6 +343,7 @@ class _Reader:
     def end(self, name: str, flags: int) -> None:
         positions = self.open_at.get(name)
         if self.too_deep and (positions or flags & _FOLLOWED):
+            self.flush()  # the text in them is quoted
             self.too_deep -= 1  # closes one of those not followed, whichever
             return
         if not positions:
@@ -377,17 +380,16 @@ class _Reader:
     def finish(self) -> str:
         self.flush()
         out: list[str] = []
-        blank_level: int | None = None  # a blank line is due before the next text
+        blank_due = False  # a blank line (or several) comes before the next text
         last_level = 0
         for level, line in self.lines:
             if not line:
-                if out:
-                    blank_level = level if blank_level is None else min(level, blank_level)
+                blank_due = bool(out)
                 continue
-            if blank_level is not None:
-                shown = min(blank_level, last_level, level, MAX_QUOTE_PREFIX)
-                out.append(("> " * shown).rstrip())
-                blank_level = None
+            if blank_due:
+                # As deep as the text on both sides: a blank inside a quote is quoted.
+                out.append(("> " * min(last_level, level, MAX_QUOTE_PREFIX)).rstrip())
+                blank_due = False
             shown = min(level, MAX_QUOTE_PREFIX)
             out.append(("> " * shown + line).rstrip() if shown else line)
             last_level = level
