@@ -301,6 +301,8 @@ class _Reader:
                 absorb = name != "blockquote"
             else:
                 self.flush()
+                if self.lines:
+                    self.paragraph_end()  # a quote stands apart from what comes before
                 quote, absorb = quote + 1, name != "blockquote"
         elif kind == "signature" and not signature and quote == 0 and not self.rest_quoted:
             self.flush()
