@@ -188,3 +188,26 @@ def test_comment_stops_at_an_outlook_header_block_and_drops_phone_footers() -> N
     assert extract_comment("From here on I attack.\nTo: nobody in particular\n") == (
         "From here on I attack.\nTo: nobody in particular"
     )
+
+
+# ---------------------------------------------------------------- the Subject
+@pytest.mark.parametrize(
+    "subject, expected",
+    [
+        ("c3-c5,d4", ReplyAction("move", "c3-c5,d4")),
+        ("resign", ReplyAction("resign")),
+        ("c3-c5,d4 Re: Abalone Board 101 fred", ReplyAction("move", "c3-c5,d4")),
+        ("Abalone Board 101 fred c3-c5,d4", ReplyAction("move", "c3-c5,d4")),
+        ("New Abalone Board 101 fred ** c3-c5,d4#3", ReplyAction("move", "c3-c5,d4", 3)),
+        ("Abalone Board 101 fred", None),
+        ("Abalone Board 101 fred **", None),
+        ("Abalone Board 101 accept", None),  # the userid of the player to move
+        ("Abalone Board 102 fred c3-c5,d4", None),  # another board
+        ("c3-c5,d4 Abalone Board 101 fred c5,d5", None),  # two moves: which one?
+        ("Abalone Board 101 fred thanks", None),
+    ],
+)
+def test_subject_action(subject: str, expected: ReplyAction | None) -> None:
+    from abalone_pbm.protocol.reply import subject_action
+
+    assert subject_action(subject, 101, ("fred", "accept")) == expected
