@@ -47,6 +47,7 @@ from dataclasses import dataclass
 from typing import Sequence
 
 from . import reply_vocabulary as vocabulary
+from .words import looks_like_move
 
 #: Blanks that are not spaces (no-break, narrow, figure, ideographic) and characters
 #: that show nothing at all (zero-width, word joiner, byte-order mark, soft hyphen).
@@ -421,8 +422,6 @@ class _Reader:
 
 def _command_shaped(line: str) -> bool:
     """A one-word reply action or a move: never taken for part of a banner."""
-    from .words import looks_like_move
-
     bare = line.strip(" .!*_").lower()
     return bare in ("resign", "propose", "undo", "accept", "reject", "show") or (
         looks_like_move(bare))
