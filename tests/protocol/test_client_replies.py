@@ -283,7 +283,7 @@ def test_reading_is_linear_in_the_mails_size() -> None:
     for name, filler in fillers.items():
         body = bare + "\n" + filler * (256 * 1024 // len(filler))
         costs = []
-        for _ in range(3):
+        for _ in range(7):  # the best of several: the machine is shared with other work
             started = time.perf_counter()
             parse_reply_body(body)
             costs.append(time.perf_counter() - started)
