@@ -51,6 +51,7 @@ The trade-off: a short line that begins with a command word and then has two wor
 from __future__ import annotations
 
 import functools
+import os
 import re
 from collections.abc import Callable, Iterable, Sequence
 
@@ -626,7 +627,7 @@ def _find_spans(lines: Sequence[str], is_userid: UseridCheck) -> tuple[list[Span
 
 def _find_plain_spans(lines: Sequence[str], is_userid: UseridCheck) -> list[Span]:
     found = _find_spans_in(lines, is_userid, fine_too=True)
-    if any(_JOINING_RE.search(line) for line in lines):
+    if _JOINING_RE.search("\n".join(lines)):  # (no line feed is one of them)
         texts, places = _joined(lines)
         found += [(row, places[row][a], places[row][b - 1] + 1)
                   for row, a, b in _find_spans_in(texts, is_userid, fine_too=False)]
@@ -637,26 +638,150 @@ def _find_spans_in(lines: Sequence[str], is_userid: UseridCheck,
                    fine_too: bool) -> list[Span]:
     found: list[Span] = []
     for fine in (False, True) if fine_too else (False,):
-        analysed = [_analysis(line, fine) for line in lines]
-        for index, line in enumerate(analysed):
-            if fine and all(_PLAIN_RE.fullmatch(lines[row])
-                            and not _PUNCTUATION_WORD_RE.search(lines[row]) for row in
-                            range(index, min(len(lines), index + 1 + _CONTINUATION_LINES))):
-                continue  # nothing to split further: the first reading saw it all
-            base = _command_start(line)
-            starts = _junk_end(line, base)
-            # Re:, Subject: ... may stand after the junk too ("<p>AW: signup ..."), or
-            # a label whose first letters the junk took ("=E9=0Fwd:" left "wd:").
-            starts += [_command_start(" " * s + line[s:]) for s in starts]
-            label = _LABEL_RE.match(line, starts[-1])
-            if label:
-                starts.append(label.end())
-            for start in dict.fromkeys(starts):
-                spans = _line_passwords(analysed, index, start, is_userid, lines, fine)
-                if spans:
-                    found += spans
-                    break
+        analysed = _Analysed(lines, fine)
+        # What a command found on a line depends only on the line and the few after it
+        # (a command cut over lines): the same lines again (a quoted mail quoted
+        # again) are looked up, not read again.
+        seen: dict[tuple[str, ...], list[tuple[int, int, int]]] = {}
+        for index in range(len(lines)):
+            if not _may_begin_command(lines[index], fine):
+                continue  # no reading of it begins with a command word: rules 1-3 pass it by
+            window = tuple(lines[index:index + 1 + _CONTINUATION_LINES])
+            relative = seen.get(window)
+            if relative is None and is_userid is None:
+                relative = _KNOWN_WINDOWS.get((window, fine))
+            if relative is None:
+                relative = [(row - index, a, b)
+                            for row, a, b in _passwords_at(analysed, index, is_userid, lines, fine)]
+                if is_userid is None and sum(map(len, window)) <= _CACHED_LINE * 2:
+                    _remember_window((window, fine), relative)
+            seen[window] = relative
+            found += [(index + row, a, b) for row, a, b in relative]
     return found
+
+
+#: Passwords found (relative spans) for windows of lines read without a userid check,
+#: across calls: the lines of the server's own mails come back quoted in every reply.
+_KNOWN_WINDOWS: dict[tuple[tuple[str, ...], bool], list[tuple[int, int, int]]] = {}
+_KNOWN_WINDOWS_MOST = 4096
+
+
+def _remember_window(key: tuple[tuple[str, ...], bool],
+                     relative: list[tuple[int, int, int]]) -> None:
+    if len(_KNOWN_WINDOWS) >= _KNOWN_WINDOWS_MOST:
+        _KNOWN_WINDOWS.pop(next(iter(_KNOWN_WINDOWS)))  # the oldest first
+    _KNOWN_WINDOWS[key] = relative
+
+
+def _passwords_at(analysed: Sequence[str], index: int, is_userid: UseridCheck,
+                  lines: Sequence[str], fine: bool) -> list[Span]:
+    """The passwords of a command beginning on line ``index`` (in one reading)."""
+    if fine and all(_PLAIN_RE.fullmatch(lines[row])
+                    and not _PUNCTUATION_WORD_RE.search(lines[row]) for row in
+                    range(index, min(len(lines), index + 1 + _CONTINUATION_LINES))):
+        return []  # nothing to split further: the first reading saw it all
+    for start in _starts(analysed[index]):
+        spans = _line_passwords(analysed, index, start, is_userid, lines, fine)
+        if spans:
+            return spans
+    return []
+
+
+def _starts(analysed: str) -> list[int]:
+    """Where a command may begin in an analysed line, first choice first."""
+    starts = _junk_end(analysed, _command_start(analysed))
+    # Re:, Subject: ... may stand after the junk too ("<p>AW: signup ..."), or
+    # a label whose first letters the junk took ("=E9=0Fwd:" left "wd:").
+    starts += [_command_start(" " * s + analysed[s:]) for s in starts]
+    label = _LABEL_RE.match(analysed, starts[-1])
+    if label:
+        starts.append(label.end())
+    return list(dict.fromkeys(starts))
+
+
+class _Analysed(Sequence[str]):
+    """The analyses of ``lines`` (see _analysis), each made when first asked for: the
+    lines no command begins on (most of a quoted mail) are never analysed."""
+
+    def __init__(self, lines: Sequence[str], fine: bool) -> None:
+        self._lines = lines
+        self._fine = fine
+        self._made: dict[int, str] = {}
+
+    def __len__(self) -> int:
+        return len(self._lines)
+
+    def __getitem__(self, index: int) -> str:  # type: ignore[override]
+        if index < 0:
+            index += len(self._lines)
+        made = self._made.get(index)
+        if made is None:
+            made = self._made[index] = _cached_analysis(self._lines[index], self._fine)
+        return made
+
+
+#: Lines longer than this are analysed afresh each time instead of kept in the caches
+#: (which hold many short lines: a quoted mail repeats its lines, and one mail is
+#: read by find_passwords, mask_passwords and quote_original in turn).
+_CACHED_LINE = 400
+
+
+@functools.lru_cache(maxsize=1 << 14)
+def _analysis_of_short(line: str, fine: bool) -> str:
+    return _analysis(line, fine)
+
+
+def _cached_analysis(line: str, fine: bool) -> str:
+    return _analysis_of_short(line, fine) if len(line) <= _CACHED_LINE else _analysis(line, fine)
+
+
+def _deletions(word: str) -> list[str]:
+    return [word[:i] + word[i + 1:] for i in range(len(word))]
+
+
+#: The words a line must begin with for rules 1-3 to look at it: command words exactly
+#: (also without their first letter, see _BEHEADED), and the words of four letters or
+#: more with one slip; a slip is found by deleting one letter of each side (a letter
+#: changed or swapped, a superset of _close) or of the command word (a letter left out).
+_EXACT_FIRST = _COMMAND_WORDS_ANY | _BEHEADED
+_SLIP_TARGETS = frozenset(word for word in _COMMAND_WORDS_ANY if len(word) >= 4)
+_ONE_LEFT_OUT = frozenset(d for word in _SLIP_TARGETS for d in _deletions(word))
+_TARGET_LENGTHS = frozenset(len(word) for word in _SLIP_TARGETS)
+
+
+@functools.lru_cache(maxsize=1 << 14)
+def _command_like(word: str) -> bool:
+    """Whether ``word`` (lower case) may be a command word as rules 1-3 read one:
+    true for every word _recognise, _first_command_word or _BEHEADED accepts."""
+    if word in _EXACT_FIRST or word in _ONE_LEFT_OUT:
+        return True
+    return len(word) in _TARGET_LENGTHS and any(
+        d in _ONE_LEFT_OUT for d in _deletions(word))
+
+
+def _first_words(analysed: str) -> list[str]:
+    """The first word after each place a command may begin (lower case)."""
+    words = []
+    for start in _starts(analysed):
+        found = _TOKEN_RE.search(analysed, start)
+        if found:
+            words.append(found.group().lower())
+    return words
+
+
+def _may_begin_command(line: str, fine: bool) -> bool:
+    """Whether a command may begin on ``line`` in this reading: its first word (after
+    quote marks, prefixes and junk) is command-like. Every line rules 1-3 find a
+    password on (the first line of a command cut over lines) is one; most lines of
+    prose and of a quoted board are not, and are passed by without further work."""
+    if len(line) <= _CACHED_LINE:
+        return _may_begin_short(line, fine)
+    return any(_command_like(word) for word in _first_words(_analysis(line, fine)))
+
+
+@functools.lru_cache(maxsize=1 << 14)
+def _may_begin_short(line: str, fine: bool) -> bool:
+    return any(_command_like(word) for word in _first_words(_analysis_of_short(line, fine)))
 
 
 #: The start of the next command or Subject run together with a password.
@@ -689,16 +814,80 @@ LONG_SECRET = 6
 def _hide_in_line(line: str, secrets: Sequence[str], *, short_too: bool = False) -> str:
     """``line`` with every occurrence of the secrets masked (rule 4): a secret of
     LONG_SECRET characters or more anywhere; a shorter one, with ``short_too``, as a
-    word of its own (not inside an address: "fred@new.example")."""
+    word of its own (not inside an address: "fred@new.example").
+
+    The long ones first, in one pass over the text (one pattern for all of them,
+    however many there are), then the short ones, longest first, a length at a time
+    (hiding one may make a word of the next: "help=" leaves "********=")."""
+    patterns = _secret_patterns(tuple(secrets))
+    if patterns is None:
+        return _hide_one_by_one(line, secrets, short_too=short_too)
+    long_pattern, short_patterns = patterns
+    if long_pattern is not None:
+        line = long_pattern.sub(PASSWORD_MASK, line)
+    for pattern in short_patterns if short_too else ():
+        line = pattern.sub(PASSWORD_MASK, line)
+    return line
+
+
+def _hide_one_by_one(line: str, secrets: Sequence[str], *, short_too: bool) -> str:
+    """As _hide_in_line, a secret at a time (for secrets no pattern can hold)."""
     for secret in secrets:
         if secret not in line:
             continue
         if len(secret) >= LONG_SECRET:
             line = line.replace(secret, PASSWORD_MASK)
         elif short_too:
-            line = re.sub(rf"(?<![A-Za-z0-9@.]){re.escape(secret)}(?![A-Za-z0-9@]|\.\w)",
-                          PASSWORD_MASK, line)
+            line = re.sub(_SHORT_BEFORE + re.escape(secret) + _SHORT_AFTER, PASSWORD_MASK, line)
     return line
+
+
+#: Around a short secret: a word of its own, not part of an address or a name.
+_SHORT_BEFORE = r"(?<![A-Za-z0-9@.])"
+_SHORT_AFTER = r"(?![A-Za-z0-9@]|\.\w)"
+
+
+@functools.lru_cache(maxsize=256)
+def _secret_patterns(
+        secrets: tuple[str, ...]) -> tuple[re.Pattern[str] | None, list[re.Pattern[str]]] | None:
+    """One pattern for the long secrets (None when there are none) and one for the
+    short ones of each length, longest first; None when the secrets nest too deep for a
+    pattern (then they are hidden one by one)."""
+    long_ones = sorted({s for s in secrets if len(s) >= LONG_SECRET})
+    short_ones = {s for s in secrets if 0 < len(s) < LONG_SECRET}
+    try:
+        long_pattern = re.compile(_radix_pattern(long_ones)) if long_ones else None
+        short_patterns = [
+            re.compile(f"{_SHORT_BEFORE}(?:{_radix_pattern(sorted(of_length))}){_SHORT_AFTER}")
+            for length in range(LONG_SECRET - 1, 0, -1)
+            if (of_length := [s for s in short_ones if len(s) == length])]
+    except RecursionError:
+        return None
+    return long_pattern, short_patterns
+
+
+def _radix_pattern(words: list[str]) -> str:
+    """One alternation for the sorted, distinct ``words`` that matches the longest of
+    them at each place: grouped by their common beginnings, so that a pattern of
+    thousands of words costs a few tries at each character, not thousands."""
+    branches: list[str] = []
+    index = 0
+    while index < len(words):
+        first = words[index][0]
+        end = index
+        while end < len(words) and words[end][0] == first:
+            end += 1
+        group = words[index:end]
+        index = end
+        if len(group) == 1:
+            branches.append(re.escape(group[0]))
+            continue
+        common = os.path.commonprefix(group)
+        rests = [word[len(common):] for word in group]
+        inner = _radix_pattern([rest for rest in rests if rest])
+        optional = "?" if "" in rests else ""
+        branches.append(f"{re.escape(common)}(?:{inner}){optional}")
+    return "|".join(branches)
 
 
 def _ordered(secrets: Iterable[str]) -> list[str]:
@@ -726,7 +915,8 @@ def _mask_lines(lines: list[str], is_userid: UseridCheck = None) -> list[str]:
         for a, b in reversed(merged):
             out[row] = out[row][:a] + PASSWORD_MASK + out[row][b:]
     # The text itself quotes the command: a short password is hidden as a word too.
-    return [_hide_in_line(line, secrets, short_too=True) for line in out]
+    # (One pass over the whole text: no secret holds a line feed.)
+    return _hide_in_line("\n".join(out), secrets, short_too=True).split("\n")
 
 
 def find_passwords(text: str, is_userid: UseridCheck = None) -> set[str]:
@@ -811,8 +1001,9 @@ def quote_original(subject: str, body: str, *, max_lines: int = 200) -> str:
     body_lines = body_lines[:max_lines]
     # Subject and body masked as one text: a command begun in the Subject may go on
     # in the first line of the body.
-    masked = [_UNREADABLE_NOTE if _unreadable(line) else line
-              for line in _mask_lines([subject_line, *body_lines])]
+    masked = _mask_lines([subject_line, *body_lines])
+    if _unreadable("\n".join(masked)):  # one look at the whole text first: most is plain
+        masked = [_UNREADABLE_NOTE if _unreadable(line) else line for line in masked]
     if masked[0] == _UNREADABLE_NOTE:
         masked[0] = f"Subject: {_UNREADABLE_NOTE}"
     lines = masked[:1]
