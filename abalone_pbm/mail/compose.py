@@ -289,5 +289,8 @@ def _headers(
     if chain:
         headers.append(("References", " ".join(_one_line(ref) for ref in chain)))
     headers.append(("Auto-Submitted", _one_line(auto_submitted) or "auto-replied"))
+    # Exchange and Outlook send no out-of-office or other automatic answer to a mail
+    # that carries this (the others keep to Auto-Submitted, RFC 3834).
+    headers.append(("X-Auto-Response-Suppress", "All"))
     headers.append(("X-Loop", _one_line(loop_token)))
     return headers

@@ -50,6 +50,8 @@ def test_headers_of_an_answer():
     assert message["In-Reply-To"] == "<cmd-1@example.net>"
     assert message["References"] == "<root@example.net> <cmd-1@example.net>"
     assert message["Auto-Submitted"] == "auto-replied"
+    # Exchange's own switch: no out-of-office answer to the server's mail.
+    assert message["X-Auto-Response-Suppress"] == "All"
     assert message["X-Loop"] == "abalone@example.org"
     assert message["MIME-Version"] == "1.0"
     assert message.get_content_type() == "text/plain"
