@@ -413,7 +413,8 @@ class _Reader:
                 index += 1
                 continue
             in_banner = False
-            kept_line = self.raw[index].rstrip()
+            # A line longer than the room left is cut: the bound holds for one line too.
+            kept_line = self.raw[index].rstrip()[:MAX_NEW_CHARS - taken_chars]
             self.kept.append((index, kept_line))
             taken_chars += len(kept_line)
             index += 1

@@ -12,7 +12,6 @@ Zimbra and Zoho, in the languages named; written anew around our board mail.
 
 from __future__ import annotations
 
-import time
 
 import pytest
 
@@ -257,34 +256,34 @@ def test_html_part_is_read_when_only_it_holds_the_new_text() -> None:
     assert choose_reply_text(plain, None) == plain
 
 
-def test_reading_is_linear_in_the_mails_size() -> None:
-    """A 256 KB reply costs at most 10 ms more to read than a bare one, whatever it is
-    made of (long lines, many short ones, many quote marks, colons, dashes)."""
-    bare = "c3-c5,d4\ngg\n"
-    fillers = {
-        "quote": QUOTED + "\n",
-        "lines": "a line of prose: with words, 12:19 and <x@y>\n",
-        "colons": "On 2026 a <b@c> wrote:\n",
-        "long line": "x" * 1000,
-        "dashes": "-- " * 50 + "\n",
-        "headers": "From: a@b\nTo: c@d\n",
-        "banner": "[" + "internal " * 30 + "]\n",
-        "client lines": "Sent from my iPhone\n",
-        "quote marks": ">\n",
-        "indented quote marks": " >\n",
-        "blank lines": "\n",
-        "quotes between words": "x\n>\n\n",
-        "no-break spaces": "\u00a0\n",
-    }
-    started = time.perf_counter()
-    for _ in range(5):
-        parse_reply_body(bare)
-    bare_cost = (time.perf_counter() - started) / 5
-    for name, filler in fillers.items():
-        body = bare + "\n" + filler * (256 * 1024 // len(filler))
-        costs = []
-        for _ in range(7):  # the best of several: the machine is shared with other work
-            started = time.perf_counter()
-            parse_reply_body(body)
-            costs.append(time.perf_counter() - started)
-        assert min(costs) - bare_cost < 0.010, (name, min(costs))
+#: What a 256 KB reply may be made of after its move (its cost is measured by
+#: benchmarks/mail_cost.py, which reads the same shapes; speed is not a test's matter).
+HOSTILE_FILLERS = {
+    "quote": QUOTED + "\n",
+    "lines": "a line of prose: with words, 12:19 and <x@y>\n",
+    "colons": "On 2026 a <b@c> wrote:\n",
+    "long line": "x" * 1000,
+    "dashes": "-- " * 50 + "\n",
+    "headers": "From: a@b\nTo: c@d\n",
+    "banner": "[" + "internal " * 30 + "]\n",
+    "client lines": "Sent from my iPhone\n",
+    "quote marks": ">\n",
+    "indented quote marks": " >\n",
+    "blank lines": "\n",
+    "quotes between words": "x\n>\n\n",
+    "no-break spaces": "\u00a0\n",
+}
+
+
+@pytest.mark.parametrize("name", sorted(HOSTILE_FILLERS))
+def test_a_reply_at_the_size_limit_is_read_whatever_follows_the_move(name: str) -> None:
+    """A 256 KB reply made of one shape after its move: the move is played, and the
+    comment is bounded (never the whole mail) and holds no quoted line."""
+    filler = HOSTILE_FILLERS[name]
+    body = "c3-c5,d4\ngg\n\n" + filler * (256 * 1024 // len(filler))
+    action = parse_reply_body(body)
+    assert action is not None and action.action == "move"
+    assert action.move_text == "c3-c5,d4"
+    assert action.comment.startswith("gg")
+    assert len(action.comment) <= 33 * 1024
+    assert not any(line.lstrip().startswith(">") for line in action.comment.splitlines())
