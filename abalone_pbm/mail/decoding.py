@@ -68,29 +68,36 @@ def _decode_part(part: email.message.Message) -> str:
 
 
 def _unflow(text: str, delsp: bool) -> str:
-    """Undo format=flowed (RFC 3676): join soft line breaks, remove space-stuffing."""
+    """Undo format=flowed (RFC 3676): join soft line breaks, remove space-stuffing.
+    A paragraph's lines are gathered in a list and joined once (linear, however long)."""
     out: list[str] = []
-    pending: str | None = None
+    pending: list[str] = []  # the lines so far of a paragraph that goes on
     pending_depth = -1
     for raw in text.split("\n"):
         depth = len(raw) - len(raw.lstrip(">"))
         content = raw[depth:]
         if content.startswith(" "):
             content = content[1:]
-        is_signature = content == "-- "
-        soft = content.endswith(" ") and not is_signature
-        if pending is not None and depth == pending_depth:
-            content = pending + content
-        elif pending is not None:
-            out.append(">" * pending_depth + (" " if pending_depth else "") + pending)
-        pending = None
+        soft = content.endswith(" ") and content != "-- "
+        if pending and depth != pending_depth:
+            out.append(_quoted_line(pending_depth, "".join(pending)))
+            pending = []
         if soft:
-            pending, pending_depth = (content[:-1] if delsp else content), depth
+            pending.append(content[:-1] if delsp else content)
+            pending_depth = depth
             continue
-        out.append(">" * depth + (" " if depth and content else "") + content)
-    if pending is not None:
-        out.append(">" * pending_depth + (" " if pending_depth else "") + pending)
+        if pending:
+            pending.append(content)
+            content = "".join(pending)
+            pending = []
+        out.append(_quoted_line(depth, content))
+    if pending:
+        out.append(_quoted_line(pending_depth, "".join(pending)))
     return "\n".join(out)
+
+
+def _quoted_line(depth: int, content: str) -> str:
+    return ">" * depth + (" " if depth and content else "") + content
 
 
 @dataclass(frozen=True)

@@ -60,11 +60,14 @@ _ATTRIBUTE = re.compile(
     r"""([^\s/>"'=][^\s/>"'=]*+)(?:\s*+=\s*+(?:"([^"]*+)"|'([^']*+)'|([^\s>]*+)))?+"""
 )
 _COMMENT_END = re.compile(r"--!?>")
-_BLANKS = re.compile(r"[ \t\n\r\f]+")
 _ENTITY = re.compile(r"&(?:#[0-9]++;?|#[xX][0-9a-fA-F]++;?|[A-Za-z][A-Za-z0-9]{0,31}+;?)")
 _MAX_REFERENCE_DIGITS = 10  # html.unescape raises on a decimal reference of 5,000 digits
-_SPACES = str.maketrans({"\xa0": " ", "\u2007": " ", "\u202f": " "})
-_ZERO_WIDTH = re.compile("[\u00ad\u180e\u200b\u200c\u200d\u2060\ufeff]")
+# No-break spaces become blanks, zero-width characters go (one pass over the markup,
+# and again over text that held entities).
+_INVISIBLES = str.maketrans(
+    {"\xa0": " ", "\u2007": " ", "\u202f": " "}
+    | dict.fromkeys("\u00ad\u180e\u200b\u200c\u200d\u2060\ufeff")
+)
 
 # What each element name does, as bits (names not listed: inline markup, not followed).
 _BLOCK = 1  # ends a line before and after
@@ -82,6 +85,7 @@ _ATTRIBUTES = 2048  # its class, id … may name a mail program's container
 _CELL = 4096  # a table cell: a blank before its text
 _IN_HEAD = 8192  # may stand in <head> without ending it
 _IMPLIES_END = 16384  # its start tag ends an open sibling (see _IMPLIED_END)
+_ENDS_ITSELF = 32768  # its start tag ends the same element when that is the innermost
 
 
 def _flag_table() -> dict[str, int]:
@@ -112,6 +116,7 @@ def _flag_table() -> dict[str, int]:
     add("div blockquote hr span section article aside p font table td", _ATTRIBUTES)
     add("base basefont bgsound link meta noscript script style template title", _IN_HEAD)
     add("li dt dd td th tr", _IMPLIES_END)
+    add("p li dt dd td th tr", _ENDS_ITSELF)
     return flags
 
 
@@ -238,7 +243,7 @@ class _Reader:
             for part in text.split("\n"):
                 self.lines.append((level, part.rstrip()))
             return
-        text = _BLANKS.sub(" ", text).strip()
+        text = " ".join(text.split())
         if text or always:
             self.lines.append((level, text))
 
@@ -256,8 +261,8 @@ class _Reader:
             self.drop_newline = False
             if data.startswith("\n"):
                 data = data[1:]
-        data = _decode_entities(data)
-        data = _ZERO_WIDTH.sub("", data.translate(_SPACES))
+        if "&" in data:
+            data = _decode_entities(data).translate(_INVISIBLES)
         if self.header_candidate and data.strip():
             # Outlook's header block starts with a bold label ("From:", "Von:", "De :").
             if self.bold and data.strip()[-1] in ":\uff1a":
@@ -267,6 +272,16 @@ class _Reader:
         self.pieces.append(data)
 
     def start(self, name: str, flags: int, attributes: dict[str, str]) -> None:
+        if flags & _ENDS_ITSELF and not attributes and self.stack[-1].name == name:
+            # The next sibling (<li> after <li>, <p> after <p>): what closing the one and
+            # opening the other would do, the open element (the same state) kept.
+            if flags & _BLOCK:
+                self.flush()
+            if flags & _PARAGRAPH:
+                self.paragraph_end()
+            elif flags & _CELL:
+                self.pieces.append(" ")
+            return
         open_at = self.open_at
         if open_at:
             if "head" in open_at and not flags & _IN_HEAD:
@@ -402,7 +417,7 @@ def html_to_text(markup: str) -> str:
     """HTML as plain text: block elements end lines, quotes and what mail programs mark
     as quoted become ``"> "`` lines, signatures follow a ``"-- "`` line, entities are
     decoded; linear in ``len(markup)`` whatever the markup (see the module text)."""
-    markup = markup.replace("\r\n", "\n").replace("\r", "\n")
+    markup = markup.replace("\r\n", "\n").replace("\r", "\n").translate(_INVISIBLES)
     reader = _Reader()
     size = len(markup)
     position = 0
@@ -422,8 +437,7 @@ def _markup(reader: _Reader, markup: str, lt: int) -> int:
     """Read the markup at ``lt`` (a "<"); the position after it (``len(markup)`` when it
     runs to the end)."""
     size = len(markup)
-    following = markup[lt + 1 : lt + 2]
-    if following == "/":
+    if markup.startswith("/", lt + 1):
         name_match = _TAG_NAME.match(markup, lt + 2)
         if name_match is None:  # "</>" is nothing, "</3" a bogus comment
             close = markup.find(">", lt + 2)
@@ -439,7 +453,7 @@ def _markup(reader: _Reader, markup: str, lt: int) -> int:
         name = name_match.group().lower()
         reader.end(name, _FLAGS.get(name, 0))
         return tag_end
-    if following == "!" or following == "?":
+    if markup.startswith("!", lt + 1) or markup.startswith("?", lt + 1):
         if markup.startswith("<!--", lt):
             if markup.startswith("<!-->", lt):
                 return lt + 5

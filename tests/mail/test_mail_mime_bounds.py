@@ -181,3 +181,14 @@ def test_odd_structures_never_raise(raw: bytes) -> None:
     message = parse_mail(raw)
     extract_body_texts(message)
     extract_body_text(message)
+
+
+def test_flowed_text_of_tens_of_thousands_of_soft_breaks_is_one_paragraph() -> None:
+    raw = (
+        HEAD + b"Content-Type: text/plain; charset=utf-8; format=flowed\r\n\r\n"
+        + b"c3-c5,d4\r\n" + b"word \r\n" * (LIMIT // 8) + b"end\r\n> quoted \r\n> on\r\n"
+    )
+    lines = extract_body_text(parse_mail(raw)).splitlines()
+    assert lines[0] == "c3-c5,d4"
+    assert lines[1] == "word " * (LIMIT // 8) + "end"
+    assert lines[2:] == ["> quoted on"]
