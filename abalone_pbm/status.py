@@ -136,9 +136,9 @@ def _retention(report: Report, settings: Settings, database: Database,
     with database.read() as session:
         state = read_retention(session, now, timedelta(days=days))
     overdue = f"{state.overdue}+" if state.overdue >= BATCH else str(state.overdue)
-    report.add("retention", f"processed mail kept whole {days} days, then pruned "
-                            f"({overdue} due now); {health.inbox_parked} parked kept until "
-                            "replayed")
+    report.add("pruning", f"processed mail kept whole {days} days, then pruned "
+                          f"({overdue} due now); {health.inbox_parked} parked kept until "
+                          "replayed")
 
 
 def _judge(report: Report, database: Database, health: DatabaseHealth, now: datetime,

@@ -115,23 +115,36 @@ def secure_sqlite_files(path: Path) -> None:
     SQLite creates its -wal, -shm and -journal files with the mode of the database
     file whatever the umask (it sets the mode after creating them), so a private
     database file keeps them private too; the ones an older version left are fixed
-    here.
+    here. No descriptor of the database file is ever opened here: closing one would
+    drop every POSIX lock this process holds on it, SQLite's among them (another
+    process could then take the file for its own and delete the WAL in use).
     """
-    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, PRIVATE_MODE)
-    try:
-        current = os.fstat(fd).st_mode & 0o777
-        wanted = private_file_mode(current)
-        if current != wanted:
-            os.fchmod(fd, wanted)
-    finally:
-        os.close(fd)
-    for suffix in SQLITE_SIDE_FILES:
-        side = path.with_name(path.name + suffix)
+    if not path.exists():
+        _create_empty(path, PRIVATE_MODE)
+    wanted = private_file_mode(path.stat().st_mode)
+    for file in (path, *(path.with_name(path.name + s) for s in SQLITE_SIDE_FILES)):
         try:
-            if side.stat().st_mode & 0o777 != wanted:
-                side.chmod(wanted)
+            if file.stat().st_mode & 0o777 != wanted:
+                file.chmod(wanted)
         except FileNotFoundError:
             continue
+
+
+def _create_empty(path: Path, mode: int) -> None:
+    """Create ``path`` empty with ``mode`` unless it exists: made under another name and
+    linked into place (atomic), so no descriptor of ``path`` itself is opened."""
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.new")
+    fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, mode)
+    try:
+        os.fchmod(fd, mode)
+    finally:
+        os.close(fd)
+    try:
+        os.link(temporary, path)
+    except FileExistsError:
+        pass  # made meanwhile (another process): its mode is checked by the caller
+    finally:
+        temporary.unlink()
 
 
 def _sqlite_is_memory(url: URL) -> bool:
