@@ -194,9 +194,12 @@ class _Read:
     message: EmailMessage | None
     #: What reading it raised (``error_summary``), or None.
     failure: str | None
-    #: The inbox row it was read for (None: read from the ride-along, not stored yet,
-    #: so only parsed: the reading is kept with the row's id).
+    #: The inbox row it was read for (None: read from the ride-along, not stored yet:
+    #: read for a row of no id, which the reading of the row stored from these very
+    #: bytes and envelope then is).
     inbox_id: int | None
+    #: Whether the reader ran (on the stored row, or on the row to be stored).
+    read: bool = False
 
 
 class _ReadFailed(Exception):
@@ -496,11 +499,19 @@ class Worker:
                 read.message = parse_mail(raw)
             except Exception as error:
                 read.failure = error_summary(error)
-        if mail is not None and read.inbox_id is None and read.failure is None:
-            read.inbox_id = mail.id
+        if read.failure is None and (not read.read or (mail is not None
+                                                      and read.inbox_id is None)):
             assert read.message is not None
+            # A mail still to be stored is read for a row of its envelope and no id
+            # (the reading depends on nothing else of the row); the stored row then
+            # finds that reading kept with the message.
+            row = mail if mail is not None else InboxMail(envelope_from=envelope_from,
+                                                          envelope_to=envelope_to)
+            if mail is not None:
+                read.inbox_id = mail.id
             try:
-                self.reader(mail, read.message, self.settings)
+                self.reader(row, read.message, self.settings)
+                read.read = True
             except Exception as error:
                 read.message, read.failure = None, error_summary(error)
         if read.failure is not None and key not in self._reads:

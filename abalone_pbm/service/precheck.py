@@ -56,9 +56,11 @@ _readings: WeakKeyDictionary[EmailMessage, tuple[int, MailReading]] = WeakKeyDic
 
 
 def read_mail(mail: InboxMail, message: EmailMessage, settings: Settings) -> MailReading:
-    """The mail's reading (see ``MailReading``), made once per message object."""
+    """The mail's reading (see ``MailReading``), made once per message object; a
+    reading made for a row not stored yet (no id: the worker reads a mail while the
+    listener's request to store it waits) is that of the row stored from it."""
     known = _readings.get(message)
-    if known is not None and known[0] == mail.id:
+    if known is not None and known[0] in (mail.id, None):
         return known[1]
     subject = protocol.strip_subject_prefixes(str(message.get("Subject") or ""))
     # The text part as a rule; the HTML part when only it holds the new text (a

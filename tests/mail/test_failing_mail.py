@@ -219,6 +219,35 @@ def test_a_stored_mail_whose_reading_fails_is_read_once_outside_the_transaction(
     assert _inbox(database)[0].last_error.startswith("UnicodeDecodeError at ")
 
 
+@pytest.mark.parametrize("backend", ["sqlite"])
+def test_a_mail_still_to_be_stored_is_read_outside_the_transaction(
+        database, make_settings, clock, serve):
+    """A mail of the ride-along is read (not only parsed) before the transaction, for
+    a row of its envelope and no id; the stored row is given that very reading."""
+    from abalone_pbm.service.precheck import read_mail
+
+    read: list[tuple[int | None, bool]] = []
+
+    def reader(mail, message, settings) -> None:  # type: ignore[no-untyped-def]
+        read.append((mail.id, inside[0]))
+        read_mail(mail, message, settings)
+
+    handled: list[tuple[int, str]] = []
+
+    def handle(session, mail, message, now) -> None:  # type: ignore[no-untyped-def]
+        handled.append((mail.id, read_mail(mail, message, make_settings()).subject))
+
+    worker = Worker(database, make_settings(), clock, handle, reader=reader,
+                    ride_along=ServeRequests(serve.link), group_most=16)
+    number = serve.store([inbox_values(_mail(6, "abalone help"), "fred@example.net", [OURS],
+                                       clock.now())])
+    with _writes_watched(database) as inside:
+        worker.run_group()
+    (stored_id, _created), = serve.read_answers()[number][1]
+    assert read[0] == (None, False)  # read before it was stored, outside the transaction
+    assert handled == [(stored_id, "abalone help")]
+
+
 def test_failing_mails_count_against_the_sender_like_any_mail(database, make_settings, clock):
     """The daily reply cap at 2: three mails that fail, then three that would not. The
     first two failures are answered (and counted), so the cap drops what follows,
