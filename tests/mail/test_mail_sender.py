@@ -71,8 +71,10 @@ def test_mail_goes_to_the_relay_untouched(database, make_settings, clock, relay,
         assert message["Auto-Submitted"] == "auto-replied"
         assert message["X-Loop"] == OURS
         assert message["In-Reply-To"] == "<cmd@example.net>"
-    # The log names ids, recipients and subjects, never the body.
-    assert "Abalone Board 101 fred" in caplog.text
+    # The log names ids, recipients and the kind of mail, never the Subject (it can
+    # hold a confirmation code) nor the body.
+    assert "to fred@example.net (board 101)" in caplog.text
+    assert "Abalone Board 101 fred" not in caplog.text
     assert "secret-body-text" not in caplog.text
 
 
