@@ -252,8 +252,8 @@ def record_robot_seconds(session: Session, people: Iterable[str], seconds: float
     game); rows older than the longest window go at the same time."""
     rows = [{"userid": userid, "at": now, "seconds": seconds} for userid in people]
     if rows:
-        session.execute(insert(_USAGE), rows)
-    session.execute(delete(_USAGE).where(_USAGE.c.at < now - rates.KEEP))
+        session.execute(insert(RobotUsage), rows)
+    session.execute(delete(RobotUsage).where(RobotUsage.at < now - rates.KEEP))
 
 
 # ------------------------------------------------------------------ signups

@@ -26,8 +26,9 @@ from collections import OrderedDict
 from collections.abc import Callable, Collection
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from datetime import datetime
 
-from sqlalchemy import select
+from sqlalchemy import Select, select
 from sqlalchemy.orm import Session
 
 from ..clock import Clock
@@ -76,7 +77,7 @@ class RobotTurn:
     people: tuple[str, ...] = ()
 
 
-def _waiting_query(skip: Collection[int], only: Collection[int] | None) -> object:
+def _waiting_query(skip: Collection[int], only: Collection[int] | None) -> Select[Game]:
     query = (
         select(Game)
         .join(Seat, (Seat.game_id == Game.id) & (Seat.seat == Game.to_move))
@@ -102,7 +103,7 @@ def waiting_robot_turns(
     passed = set(skip)
     while len(turns) < most:
         games = list(session.scalars(
-            _waiting_query(passed, only).limit(most - len(turns))))  # type: ignore[call-overload]
+            _waiting_query(passed, only).limit(most - len(turns))))
         if not games:
             break
         for game in games:
@@ -166,11 +167,11 @@ def budget_of(settings: Settings, robot: str, think: int | None = None) -> float
     return limits.level_budget(settings, robot)
 
 
-def turn_budget(session: Session, settings: Settings, turn: RobotTurn, now: object) -> float:
+def turn_budget(session: Session, settings: Settings, turn: RobotTurn, now: datetime) -> float:
     """Seconds the robot thinks for this turn: ``budget_of``, less once the game's
     people had their day's allowance of robot CPU (``limits.robot_budget``)."""
     return limits.robot_budget(session, settings, turn.robot, turn.think, list(turn.people),
-                               now)  # type: ignore[arg-type]
+                               now)
 
 
 def is_long(settings: Settings, turn: RobotTurn, budget: float) -> bool:

@@ -174,7 +174,7 @@ class Lanes:
 
     def __init__(self, harness: Harness) -> None:
         self.harness = harness
-        self.lanes = harness.robots.lanes(on_done=lambda: None)  # type: ignore[attr-defined]
+        self.lanes = harness.robots.lanes(on_done=lambda: None)
         self.stop_event = threading.Event()
         self.thread = threading.Thread(target=self.lanes.run, args=(self.stop_event,))
 
@@ -243,7 +243,7 @@ def _finished_game(harness: Harness) -> None:
 def test_the_worker_queues_analyses_and_searches_none(timed: Harness) -> None:
     harness = timed
     _finished_game(harness)
-    harness.robots = lambda boards=None: 0  # type: ignore[assignment,misc]
+    harness.robots = lambda boards=None: 0  # type: ignore[assignment]
     started = time.monotonic()
     for ply in range(3):
         assert harness.mail("barney@example.org", f"abalone analyze 101#{ply}") == []
@@ -276,6 +276,7 @@ def test_a_burst_of_analyses_delays_nobody(
             for ply in (0, 1, 2, 1, 0, 2, 1, 0):
                 assert mail("barney@example.org", f"abalone analyze 101#{ply}") == []
             # Another sender's analysis is not queued behind the burst: senders take turns.
+            answered_before_betty = len(answers)
             mail("betty@example.org", "abalone analyze 101#2")
             queued = time.monotonic() - started
             shows: list[float] = []
@@ -292,7 +293,9 @@ def test_a_burst_of_analyses_delays_nobody(
                             if s.subject == "Abalone Board 101 analysis"]
                 time.sleep(0.05)
         assert sorted(answers) == ["barney@example.org"] * 8 + ["betty@example.org"]
-        # betty asked after barney's eight but was answered among the first two.
-        assert answers.index("betty@example.org") <= 1, answers
+        # betty asked after barney's eight; at most the search under way when she asked
+        # (and one just written, not yet read here) came before hers.
+        assert answers.index("betty@example.org") <= answered_before_betty + 2, \
+            (answered_before_betty, answers)
     finally:
         harness.database.dispose()
