@@ -133,7 +133,9 @@ def answer_analysis(database: Database, settings: Settings, clock: Clock,
     found = analyse(board, min(ANALYSIS_SECONDS, settings.robot_budget),
                     seed=number * 1000 + shown)
     with database.write() as session:
-        request = session.get(AnalysisRequest, request_id)
+        # Locked: two serve processes on one PostgreSQL may both have searched this
+        # request; the second finds it answered (deleted) once the first commits.
+        request = session.get(AnalysisRequest, request_id, with_for_update=True)
         game = repository.get_game(session, number)
         if request is None or game is None:
             return False
