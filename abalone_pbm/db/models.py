@@ -285,8 +285,13 @@ class InboxMail(Base):
     processed_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), default=None)
     #: Why a mail was dropped unanswered (loop guards), for the log and the admin.
     note: Mapped[str | None] = mapped_column(Text, default=None)
+    #: The board the mail concerns as its envelope or Subject names it (the reply
+    #: address, ``abalone move 101 ...``), None when they name none: mails about one
+    #: board are processed in the order they were accepted (``claim_next_inbox``).
+    board: Mapped[int | None] = mapped_column(Integer, default=None)
 
-    __table_args__ = (Index("ix_inbox_status_id", "status", "id"),)
+    __table_args__ = (Index("ix_inbox_status_id", "status", "id"),
+                      Index("ix_inbox_status_board_id", "status", "board", "id"))
 
 
 class OutboxMail(Base):
