@@ -438,13 +438,19 @@ def usage(name: str) -> str:
     return COMMANDS[name].syntax
 
 
+#: The most characters of a typed word compared with command words.
+_LONGEST_COMPARED = 32
+
+
 def nearest_command(words: Sequence[str]) -> str:
     """The usage line of the command ``words`` (a mistyped command line) most resembles.
 
     Compares the first one to three words with every command name and alias, also as if
     the game word had been left out; falls back to the usage of ``help``.
     """
-    lowered = [w.lower() for w in words]
+    # Words cut at a length no command word comes near: difflib's cost grows with the
+    # product of the lengths, and a longer word resembles no command anyway.
+    lowered = [w[:_LONGEST_COMPARED].lower() for w in words[:3]]
     if not lowered:
         return COMMANDS["help"].syntax
     best, best_score = COMMANDS["help"], 0.0
