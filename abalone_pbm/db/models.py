@@ -323,7 +323,33 @@ class OutboxMail(Base):
         Index("ix_outbox_recipient_created", "recipient", "created_at"),
         # The answers of one mail (rate limits), read after each mail is processed.
         Index("ix_outbox_inbox_id", "inbox_id"),
+        # A delivery report to a bounce address finds its mail (``mail.verp``).
+        Index("ix_outbox_sender", "sender"),
     )
+
+
+class BounceScore(Base):
+    """How an address's mail bounces (DESIGN §2.8, ``service.bounces``): a score that
+    counts failed deliveries (at most one a day), forgotten when none came for a while;
+    past the threshold the address is no longer mailed (``suppressed_at``) until a
+    valid command comes from it or the admin clears it."""
+
+    __tablename__ = "bounce_scores"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    #: The address as mail is sent to it, in lower case.
+    address: Mapped[str] = mapped_column(String(320), unique=True)
+    score: Mapped[int] = mapped_column(Integer, default=0)
+    #: The first counted bounce of the current run (since when it bounces), the last one.
+    first_at: Mapped[datetime] = mapped_column(UTCDateTime())
+    last_at: Mapped[datetime] = mapped_column(UTCDateTime())
+    #: Why the last counted bounce failed: its status and diagnostic, for the admin.
+    last_reason: Mapped[str] = mapped_column(String(500), default="")
+    #: When the address stopped being mailed (None: it still is).
+    suppressed_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), default=None,
+                                                           index=True)
+    #: When the owner's other addresses were told (once per suppression).
+    notice_sent_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), default=None)
 
 
 class MailSender(Base):
