@@ -408,6 +408,9 @@ def start_listener(
         timeout=settings.smtp_idle_timeout,
     )
     controller.start()
+    log.info("%s listener: at most %d sessions, %d per client; %g s for a command, %g s "
+             "for a DATA", controller.protocol, caps.smtp.total, caps.smtp.per_client,
+             settings.smtp_idle_timeout, settings.smtp_data_timeout)
     return controller
 
 

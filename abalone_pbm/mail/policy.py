@@ -315,5 +315,8 @@ def start_policy_server(settings: Settings, database: Database) -> PolicyServer:
         )
     server = PolicyServer(settings, make_token_check(database), host.strip("[]"), int(port),
                           caps=caps.policy)
+    log.info("policy service: at most %d connections, %d per client; idle ones closed "
+             "after %g s", caps.policy.total, caps.policy.per_client,
+             settings.policy_idle_timeout)
     server.start()
     return server

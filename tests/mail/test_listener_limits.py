@@ -17,7 +17,7 @@ from typing import Callable, Iterator
 
 import pytest
 
-from abalone_pbm.config import Settings
+from abalone_pbm.config import Settings, load_settings
 from abalone_pbm.mail.listener import (
     TOO_MANY_CONNECTIONS,
     IntakeController,
@@ -349,3 +349,25 @@ def test_caps_are_lowered_in_proportion_to_fit_the_open_files_limit() -> None:
     assert fit_to_open_files(smtp, None, 228) == (ConnectionCaps(100, 30), None)
     # Far too few files: one connection each, never none.
     assert fit_to_open_files(smtp, policy, 64) == (ConnectionCaps(1, 1), ConnectionCaps(1, 1))
+
+
+def test_the_limits_are_settings_named_in_the_projects_style() -> None:
+    settings = load_settings(environ={
+        "ABALONE_PBM_SMTP_MAX_SESSIONS": "50", "ABALONE_PBM_SMTP_MAX_SESSIONS_PER_CLIENT": "5",
+        "ABALONE_PBM_SMTP_IDLE_TIMEOUT": "30", "ABALONE_PBM_SMTP_DATA_TIMEOUT": "90.5",
+        "ABALONE_PBM_POLICY_MAX_CONNECTIONS": "120",
+        "ABALONE_PBM_POLICY_MAX_CONNECTIONS_PER_CLIENT": "110",
+        "ABALONE_PBM_POLICY_IDLE_TIMEOUT": "400", "ABALONE_PBM_REFUSED_LOG_INTERVAL": "300",
+    })
+    assert (settings.smtp_max_sessions, settings.smtp_max_sessions_per_client) == (50, 5)
+    assert (settings.smtp_idle_timeout, settings.smtp_data_timeout) == (30.0, 90.5)
+    assert (settings.policy_max_connections,
+            settings.policy_max_connections_per_client) == (120, 110)
+    assert (settings.policy_idle_timeout, settings.refused_log_interval) == (400.0, 300.0)
+    defaults = Settings()
+    assert (defaults.smtp_max_sessions, defaults.smtp_max_sessions_per_client,
+            defaults.smtp_idle_timeout, defaults.smtp_data_timeout) == (200, 30, 60.0, 120.0)
+    for name, bad in (("SMTP_MAX_SESSIONS", "0"), ("POLICY_MAX_CONNECTIONS_PER_CLIENT", "-1"),
+                      ("SMTP_IDLE_TIMEOUT", "0"), ("REFUSED_LOG_INTERVAL", "-5")):
+        with pytest.raises(ValueError, match=f"ABALONE_PBM_{name} must"):
+            load_settings(environ={f"ABALONE_PBM_{name}": bad})
