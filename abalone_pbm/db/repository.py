@@ -10,7 +10,8 @@ In a ``Database.read()`` session nothing is locked (a read-only transaction cann
 from __future__ import annotations
 
 import email.policy
-from collections import Counter
+import heapq
+from collections import Counter, deque
 from typing import Any, Protocol
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -155,51 +156,101 @@ _INBOX = InboxMail.__table__
 
 #: The hot path's statements are built once (building one costs several times more
 #: than running it); values come as bound parameters.
-_WAITING = (select(_INBOX.c.id, _INBOX.c.envelope_from).where(_INBOX.c.status == "new")
-            .order_by(_INBOX.c.id).limit(FAIR_WINDOW))
+_WAITING = (select(_INBOX.c.id, _INBOX.c.envelope_from, _INBOX.c.board)
+            .where(_INBOX.c.status == "new").order_by(_INBOX.c.id).limit(FAIR_WINDOW))
 _CLAIM = (select(InboxMail)
           .where(InboxMail.id == bindparam("mail_id"), InboxMail.status == "new")
           .execution_options(populate_existing=True))
 _CLAIM_SKIP_LOCKED = _CLAIM.with_for_update(skip_locked=True)
 
 
+@dataclass(frozen=True)
+class _Waiting:
+    """One waiting mail as the claim orders it: the queues (lanes) it waits in, each
+    taken in acceptance order (id); its turn among the mails that may be taken."""
+
+    id: int
+    lanes: tuple[tuple[str, object], ...]
+    #: (its place in its sender's queue, how many its sender has waiting, id).
+    turn: tuple[int, int, int]
+
+
 def claim_next_inbox(session: Session, exclude: Iterable[int] = ()) -> InboxMail | None:
     """The next unprocessed mail, locked for this transaction (None: nothing to do).
 
-    Fair between senders (DESIGN §2.6: a flood from one sender never delays other
-    people's mail by more than seconds): among the oldest ``FAIR_WINDOW`` waiting mails,
-    each sender's oldest mail goes first, those with fewest waiting first, then each
-    sender's next; one sender's own mails keep their order. The caller processes it and calls ``mark_inbox`` in the
-    same transaction; other processes skip a locked row (PostgreSQL) and take another.
-    Ids in ``exclude`` (mails the worker had to set aside) are skipped.
+    Each waiting mail stands in its sender's queue and, when its board is known
+    (``InboxMail.board``), in its board's queue; it may be taken only when it is the
+    oldest waiting mail (lowest id: accepted first) of each. So one sender's mails
+    keep their order, and so do the mails about one board (a move accepted before
+    the opponent's is applied first, also when a backlog waits after an outage).
+    Among the mails that may be taken it is fair between senders (DESIGN §2.6: a
+    flood from one sender never delays other people's mail by more than seconds): the
+    sender with fewest mails waiting first, among the oldest ``FAIR_WINDOW`` waiting.
+
+    The caller processes it and calls ``mark_inbox`` in the same transaction. A row
+    another process works on (locked, PostgreSQL) is passed over, and so is every
+    later mail of its board (its sender's others are not: several processes may
+    work for one sender at once). Ids in ``exclude`` (mails the worker had to set
+    aside until it restarts) are passed over and hold nothing up.
     """
-    candidates = _waiting_in_turn(session, exclude)
-    claim = _CLAIM_SKIP_LOCKED if candidates and _locks_rows(session) else _CLAIM
-    for mail_id in candidates:
-        mail = session.scalars(claim, {"mail_id": mail_id}).first()
-        if mail is not None:
-            return mail
+    order = _waiting_in_turn(session, exclude)
+    claim = _CLAIM_SKIP_LOCKED if order and _locks_rows(session) else _CLAIM
+    held: set[tuple[str, object]] = set()  # queues whose oldest mail was passed over
+    for mail in order:
+        if held.intersection(mail.lanes):
+            continue
+        found = session.scalars(claim, {"mail_id": mail.id}).first()
+        if found is not None:
+            return found
+        # Locked by another process: its board's later mails wait for it. Its
+        # sender's mails about other boards may be processed alongside.
+        held.update(lane for lane in mail.lanes if lane[0] == "board")
     return None
 
 
-def _waiting_in_turn(session: Session, exclude: Iterable[int]) -> list[int]:
-    """The ids of the waiting mails in the order ``claim_next_inbox`` takes them."""
+def _waiting_in_turn(session: Session, exclude: Iterable[int]) -> list[_Waiting]:
+    """The waiting mails in the order ``claim_next_inbox`` takes them, one after the
+    other, when none is locked: of the mails that may be taken (the oldest of each of
+    their queues), every sender's first (those with fewest waiting first), then
+    every sender's second ... Chosen again for each claim, so a sender with many
+    mails waiting goes after those with few. O(n log n) in the window (a heap)."""
     query = _WAITING
     skipped = list(exclude)
     if skipped:
         query = query.where(_INBOX.c.id.not_in(skipped))
-    window = read_core(session, query).all()
-    waiting: Counter[str] = Counter()
-    candidates: list[tuple[int, str, int]] = []  # (place in its sender's queue, sender, id)
-    for mail_id, envelope_from in window:
-        key = _sender_key(envelope_from)
-        candidates.append((waiting[key], key, mail_id))
-        waiting[key] += 1
-    # Every sender's first mail (those with fewest waiting first), then every sender's
-    # second ...; a locked row (another worker's) is passed over. Chosen again for each
-    # claim, so a sender with many mails waiting goes after those with few.
-    candidates.sort(key=lambda c: (c[0], waiting[c[1]], c[2]))
-    return [mail_id for _place, _key, mail_id in candidates]
+    window: list[tuple[int, str, int | None]] = [
+        (row.id, _sender_key(row.envelope_from), row.board)
+        for row in read_core(session, query)]
+    waiting: Counter[str] = Counter(sender for _id, sender, _board in window)
+    # Each queue's mails, oldest first (the window comes in id order).
+    queues: dict[tuple[str, object], deque[int]] = {}
+    mails: dict[int, _Waiting] = {}
+    for mail_id, sender, board in window:
+        lanes: tuple[tuple[str, object], ...] = (("sender", sender),)
+        if board is not None:
+            lanes += (("board", board),)
+        place = len(queues.get(lanes[0], ()))
+        mails[mail_id] = _Waiting(mail_id, lanes, (place, waiting[sender], mail_id))
+        for lane in lanes:
+            queues.setdefault(lane, deque()).append(mail_id)
+
+    def ready(mail: _Waiting) -> bool:
+        return all(queues[lane][0] == mail.id for lane in mail.lanes)
+
+    heap = [mail.turn for mail in mails.values() if ready(mail)]
+    heapq.heapify(heap)
+    order: list[_Waiting] = []
+    while heap:
+        mail = mails[heapq.heappop(heap)[2]]
+        order.append(mail)
+        for lane in mail.lanes:
+            queue = queues[lane]
+            queue.popleft()
+            # The next of this queue may be taken now, unless another queue holds it
+            # (it is pushed once: when the last of its queues lets it go).
+            if queue and ready(mails[queue[0]]):
+                heapq.heappush(heap, mails[queue[0]].turn)
+    return order
 
 
 _MAILS = select(InboxMail).where(InboxMail.id.in_(bindparam("ids", expanding=True)))
@@ -211,8 +262,8 @@ def next_waiting_inbox(session: Session, most: int, exclude: Iterable[int] = (),
     claimed (read only: another worker may take any of them first); of those in
     ``known`` (the caller has them) none is loaded."""
     had = set(known)
-    ids = [mail_id for mail_id in _waiting_in_turn(session, exclude)[:most]
-           if mail_id not in had]
+    ids = [mail.id for mail in _waiting_in_turn(session, exclude)[:most]
+           if mail.id not in had]
     if not ids:
         return []
     found = {mail.id: mail for mail in session.scalars(_MAILS, {"ids": ids})}

@@ -13,9 +13,13 @@ import re
 import threading
 from dataclasses import dataclass
 from datetime import datetime
+from email.header import decode_header, make_header
+from email.message import Message
 from email.parser import BytesHeaderParser
+from email.policy import compat32
 from email.policy import default as default_policy
 from email.utils import getaddresses
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Callable
 
 from sqlalchemy import bindparam, select
@@ -25,7 +29,10 @@ from sqlalchemy.sql.expression import Executable
 
 from ..clock import Clock
 from ..db.models import InboxMail
-from .idempotency import key_and_message_id
+from ..protocol.registry import match_spec, matched_length
+from ..protocol.reply import parse_reply_address
+from ..protocol.words import BARE_GAME_COMMANDS, GAME_WORD, SUBJECT_PREFIX_RE, board_number
+from .idempotency import clean_message_id, inbox_key
 from .validation import one_line
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -35,6 +42,9 @@ __all__ = [
     "store_inbox",
     "store_inbox_id",
     "inbox_values",
+    "board_named",
+    "board_of_reply_address",
+    "board_of_subject",
     "insert_inbox_row",
     "store_mail",
     "make_store",
@@ -83,16 +93,80 @@ def _inbox_insert(dialect: str) -> Executable:
     return statement
 
 
+#: How much of a Subject is looked at for its board: the command words and the board
+#: number come first (a longer run of ``Re:`` only means the board is not known early).
+_SUBJECT_PREFIX_READ = 1000
+
+
+def board_of_reply_address(envelope_to: Sequence[str]) -> int | None:
+    """The board of the first envelope recipient that is a player's reply address
+    (``abalone+101.k3x9q7mf2a@host``), or None. Any local part before the ``+`` is
+    taken: the listener accepted the recipient, and a wrong guess only orders the
+    mail behind another board's mails (the worker checks the address)."""
+    for address in envelope_to:
+        local = address.strip().strip("<>").rpartition("@")[0] or address
+        base, plus, _rest = local.partition("+")
+        if plus:
+            found = parse_reply_address(local, base)
+            if found is not None:
+                return found[0]
+    return None
+
+
+def board_of_subject(subject: str) -> int | None:
+    """The board a Subject's command names right after its command words
+    (``Re: abalone move 101 fred pw c3-c4``, ``abalone show 101#5``, ``accept 101 fred
+    pw``), or None: the command names none there, or its board is in the body
+    (``multiple``; an empty Subject, whose command is the body's first line)."""
+    head = SUBJECT_PREFIX_RE.sub("", subject[:_SUBJECT_PREFIX_READ])
+    words = head.split(maxsplit=4)[:4]
+    lowered = [word.lower() for word in words]
+    spec = match_spec(lowered)
+    if spec is None and lowered[:1] and lowered[0] in BARE_GAME_COMMANDS:
+        words, lowered = [GAME_WORD, *words], [GAME_WORD, *lowered]
+        spec = match_spec(lowered)
+    if spec is None:
+        return None
+    after = words[matched_length(spec, lowered):]
+    if after[:1] and after[0].lower() == "board":  # "abalone show board 101"
+        after = after[1:]
+    return board_number(after[0].partition("#")[0]) if after else None
+
+
+def _subject_text(headers: Message) -> str:
+    """The first Subject as text, its RFC 2047 words decoded (from a bounded prefix)."""
+    value = headers.get("Subject")
+    if value is None:
+        return ""
+    text = str(value)[:4 * _SUBJECT_PREFIX_READ]
+    if "=?" not in text:
+        return text
+    try:
+        return str(make_header(decode_header(text)))
+    except Exception:  # a malformed encoded word: read as it came
+        return text
+
+
+def board_named(headers: Message, envelope_to: Sequence[str]) -> int | None:
+    """The board a mail concerns as its envelope or headers name it, known without
+    reading its body: the reply address it was sent to, else its Subject's command
+    (the worker reads them in this order too). None: known only once the body is read,
+    or about no board."""
+    board = board_of_reply_address(envelope_to)
+    return board if board is not None else board_of_subject(_subject_text(headers))
+
+
 def inbox_values(
     raw: bytes, envelope_from: str, envelope_to: list[str], now: datetime
 ) -> dict[str, Any]:
     """The inbox row of one delivery (its headers are parsed here: ``GroupStore`` does
     it before it waits for the write lock)."""
-    key, message_id = key_and_message_id(raw, envelope_from, envelope_to)
+    headers = BytesHeaderParser(policy=compat32).parsebytes(raw)
     return {
         "received_at": now,
-        "dedup_key": key,
-        "message_id": message_id,
+        "dedup_key": inbox_key(raw, envelope_from, envelope_to, headers),
+        "message_id": clean_message_id(raw, headers),
+        "board": board_named(headers, envelope_to),
         # Clean text that fits (an unusable sender is refused later, with a reason).
         "envelope_from": one_line(envelope_from, limit=320),
         "envelope_to": ",".join(one_line(address) for address in envelope_to),
