@@ -84,15 +84,15 @@ def classify(opened: list[socket.socket], wait: float) -> Answers:
     """What each connection received within ``wait`` seconds: its first bytes or EOF."""
     answers = Answers()
     selector = selectors.DefaultSelector()
+    sock: socket.socket
     for sock in opened:
         sock.setblocking(False)
-        selector.register(sock, selectors.EVENT_READ)
+        selector.register(sock, selectors.EVENT_READ, data=sock)
     pending = set(opened)
     deadline = time.monotonic() + wait
     while pending and time.monotonic() < deadline:
         for key, _ in selector.select(timeout=max(0.0, deadline - time.monotonic())):
-            sock = key.fileobj
-            assert isinstance(sock, socket.socket)
+            sock = key.data
             try:
                 data = sock.recv(512)
             except OSError:

@@ -29,6 +29,7 @@ __all__ = [
     "fit_to_open_files",
     "listener_caps",
     "RESERVED_FILES",
+    "LISTEN_BACKLOG",
 ]
 
 log = logging.getLogger(__name__)
@@ -42,6 +43,10 @@ RESERVED_FILES = 128
 MOST_CLIENTS_COUNTED = 1000
 #: Clients named in the log at the end of an interval; the rest are summed in one line.
 MOST_CLIENTS_LOGGED = 10
+#: Connections the kernel holds for a listener until it accepts them. A burst beyond
+#: the queue has its SYNs dropped, and each of those clients waits a second or more to
+#: try again (asyncio's default is 100, socketserver's 5); Linux caps it at somaxconn.
+LISTEN_BACKLOG = 1024
 
 
 @dataclass(frozen=True)

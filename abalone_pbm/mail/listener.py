@@ -29,6 +29,7 @@ from aiosmtpd.smtp import SMTP, Envelope, Session
 from ..config import Settings
 from .guards import is_our_address
 from .limits import (
+    LISTEN_BACKLOG,
     ConnectionCaps,
     ConnectionCounter,
     RefusalLog,
@@ -323,6 +324,12 @@ class IntakeController(Controller):
         self.limits = limits or SessionLimits.of(Settings(lmtp=lmtp))
         self._last_accept_pause: float | None = None
         self.loop.set_exception_handler(self._loop_exception)
+
+    def _create_server(self) -> Any:
+        # aiosmtpd's own, with a listen backlog for bursts of connections.
+        return self.loop.create_server(self._factory_invoker, host=self.hostname,
+                                       port=self.port, ssl=self.ssl_context,
+                                       backlog=LISTEN_BACKLOG)
 
     def factory(self) -> SMTP:
         server_class = _LMTPServer if self.lmtp else _SMTPServer

@@ -36,6 +36,7 @@ from typing import TYPE_CHECKING, Any, Callable
 from ..config import Settings
 from ..protocol import parse_reply_address
 from .limits import (
+    LISTEN_BACKLOG,
     ConnectionCaps,
     ConnectionCounter,
     RefusalLog,
@@ -64,8 +65,6 @@ TEMPFAIL = "451 4.3.0 The game server cannot check this address now, please retr
 MAX_REQUEST_BYTES = 64 * 1024
 #: Seconds from a request's first byte to its end (Postfix writes one in one go).
 REQUEST_SECONDS = 10.0
-#: Connections waiting to be accepted (socketserver's default is 5).
-LISTEN_BACKLOG = 128
 #: Pause after an accept failed for want of file descriptors: the listening socket
 #: stays readable, so retrying at once would spin.
 ACCEPT_RETRY_SECONDS = 1.0

@@ -371,3 +371,16 @@ def test_the_limits_are_settings_named_in_the_projects_style() -> None:
                       ("SMTP_IDLE_TIMEOUT", "0"), ("REFUSED_LOG_INTERVAL", "-5")):
         with pytest.raises(ValueError, match=f"ABALONE_PBM_{name} must"):
             load_settings(environ={f"ABALONE_PBM_{name}": bad})
+
+
+def test_a_burst_of_connections_waits_in_the_listen_backlog_not_for_syn_retries(
+    listen: Listen, sockets: list[socket.socket],
+) -> None:
+    controller = listen()
+    # With asyncio's default backlog of 100, every hundredth connect of such a burst
+    # has its SYN dropped and waits a second to retry (4 s for these 400).
+    started = time.monotonic()
+    burst = [connect(controller, sockets) for _ in range(400)]
+    answers = [first_line(sock)[:3] for sock in burst]
+    assert time.monotonic() - started < 2
+    assert answers.count(b"220") == 30 and answers.count(b"421") == 370
