@@ -7,6 +7,10 @@
 | ABALONE_PBM_LMTP                | off                                    |
 | ABALONE_PBM_ADDRESS             | abalone@localhost                      |
 | ABALONE_PBM_RELAY               | unset (mail goes to var/outgoing/)     |
+| ABALONE_PBM_RELAY_STARTTLS      | opportunistic (required, off)          |
+| ABALONE_PBM_RELAY_USER          | unset (no AUTH)                        |
+| ABALONE_PBM_RELAY_PASSWORD_FILE | unset (or ABALONE_PBM_RELAY_PASSWORD)  |
+| ABALONE_PBM_DKIM_KEY_FILE       | unset (mail is not DKIM-signed)        |
 | ABALONE_PBM_MAX_MESSAGE_BYTES   | 262144                                 |
 | ABALONE_PBM_POLICY_LISTEN       | off (host:port: Postfix policy service) |
 
@@ -23,12 +27,13 @@ from __future__ import annotations
 
 import os
 import tomllib
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any, Mapping
 
 PREFIX = "ABALONE_PBM_"
 _TRUE = {"1", "true", "yes", "on"}
+from urllib.parse import quote, unquote
 _FALSE = {"0", "false", "no", "off", ""}
 
 
@@ -45,6 +50,25 @@ class Settings:
     #: ``serve`` runs its worker in a process of its own, beside the listener and the
     #: sender (another core); off: a thread of the one process.
     worker_process: bool = True
+    #: TLS to the relay (a smarthost): ``required`` (STARTTLS, or TLS from the start
+    #: with ``smtps://``, and a certificate that verifies for the relay's name),
+    #: ``opportunistic`` (STARTTLS when offered, certificate not checked, as Postfix's
+    #: "may"; the password is never sent without TLS) or ``off``.
+    relay_starttls: str = "opportunistic"
+    #: AUTH at the relay: the user (or ``smtp://user@host:587``) and its password,
+    #: given here or, better, in a file only the server's user can read. Never logged.
+    relay_user: str = ""
+    relay_password: str = field(default="", repr=False)
+    relay_password_file: str = ""
+    #: CA certificates (PEM) the relay's certificate is checked against, instead of
+    #: the system's (a relay with a certificate of a private CA, or self-signed).
+    relay_ca_file: str = ""
+    #: DKIM signing of outgoing mail (``mail.dkim``): the PEM private key, the selector
+    #: (its public key is published at ``<selector>._domainkey.<domain>``) and the
+    #: domain (``d=``; default: the domain of ABALONE_PBM_ADDRESS). No key: unsigned.
+    dkim_key_file: str = ""
+    dkim_selector: str = "abalone"
+    dkim_domain: str = ""
     max_message_bytes: int = 262144
     #: host:port of the Postfix policy service that checks game recipients at RCPT
     #: time (see ``mail.policy`` and ``deploy/``); None: not started.
@@ -164,9 +188,65 @@ class Settings:
     def relay_host_port(self) -> tuple[str, int] | None:
         if not self.relay:
             return None
-        rest = self.relay.removeprefix("smtp://").rstrip("/")
-        host, _, port = rest.rpartition(":")
-        return (host or "127.0.0.1", int(port or 25)) if host else (rest, 25)
+        target = parse_relay(self.relay)
+        return target.host, target.port
+
+    @property
+    def relay_target(self) -> RelayTarget | None:
+        """The relay's URL taken apart, the user of ABALONE_PBM_RELAY_USER included."""
+        if not self.relay:
+            return None
+        target = parse_relay(self.relay)
+        return replace(target, user=self.relay_user or target.user)
+
+    @property
+    def dkim_signing_domain(self) -> str:
+        return (self.dkim_domain or self.address_domain).lower()
+
+
+@dataclass(frozen=True)
+class RelayTarget:
+    """``smtp://[user@]host[:port]`` (port 25) or ``smtps://...`` (TLS at once, 465)."""
+
+    scheme: str
+    host: str
+    port: int
+    user: str = ""
+
+    @property
+    def implicit_tls(self) -> bool:
+        return self.scheme == "smtps"
+
+    def __str__(self) -> str:
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        user = f"{quote(self.user, safe='')}@" if self.user else ""
+        return f"{self.scheme}://{user}{host}:{self.port}"
+
+
+RELAY_STARTTLS = ("required", "opportunistic", "off")
+
+
+def parse_relay(url: str) -> RelayTarget:
+    """ABALONE_PBM_RELAY taken apart; ValueError naming the variable when it is wrong."""
+    scheme, separator, rest = url.partition("://")
+    example = ("smtp://host:25, smtp://user@smtp.example.net:587 or "
+               "smtps://user@smtp.example.net:465")
+    if not separator or scheme not in ("smtp", "smtps"):
+        raise ValueError(f"{PREFIX}RELAY must be {example}, not {url!r}")
+    rest = rest.rstrip("/")
+    userinfo, at, hostport = rest.rpartition("@")
+    if ":" in userinfo:
+        raise ValueError(f"{PREFIX}RELAY holds no password: give it in "
+                         f"{PREFIX}RELAY_PASSWORD_FILE or {PREFIX}RELAY_PASSWORD")
+    if hostport.startswith("["):  # an IPv6 address: [::1]:587
+        host, _, after = hostport[1:].partition("]")
+        port = after.removeprefix(":")
+    else:
+        host, colon, port = hostport.partition(":")
+    if not host or (port and not port.isdigit()) or (port and not 0 < int(port) <= 65535):
+        raise ValueError(f"{PREFIX}RELAY must be {example}, not {url!r}")
+    default = 465 if scheme == "smtps" else 25
+    return RelayTarget(scheme, host, int(port) if port else default, unquote(userinfo))
 
 
 def _convert(name: str, raw: Any, default: Any) -> Any:
@@ -272,13 +352,22 @@ def _check(settings: Settings) -> None:
             f"not {settings.address!r}"
         )
     if settings.relay is not None:
-        rest = settings.relay.removeprefix("smtp://")
-        _, colon, port = rest.rstrip("/").rpartition(":")
-        if not settings.relay.startswith("smtp://") or (colon and not port.isdigit()):
-            raise ValueError(
-                f"{PREFIX}RELAY must be smtp://host:port, e.g. smtp://127.0.0.1:25, "
-                f"not {settings.relay!r}"
-            )
+        target = parse_relay(settings.relay)
+        if settings.relay_starttls not in RELAY_STARTTLS:
+            raise ValueError(f"{PREFIX}RELAY_STARTTLS must be required, opportunistic or "
+                             f"off, not {settings.relay_starttls!r}")
+        if target.implicit_tls and settings.relay_starttls == "off":
+            raise ValueError(f"{PREFIX}RELAY smtps:// is TLS from the start: "
+                             f"{PREFIX}RELAY_STARTTLS cannot be off")
+        if settings.relay_password and settings.relay_password_file:
+            raise ValueError(f"give {PREFIX}RELAY_PASSWORD or {PREFIX}RELAY_PASSWORD_FILE, "
+                             "not both")
+        if (settings.relay_password or settings.relay_password_file) and not (
+                settings.relay_user or target.user):
+            raise ValueError(f"a relay password needs a user: {PREFIX}RELAY_USER or "
+                             "smtp://user@host:587")
+    if settings.dkim_key_file and not settings.dkim_selector:
+        raise ValueError(f"{PREFIX}DKIM_SELECTOR must name the key's selector")
     if settings.policy_listen is not None:
         host, colon, port = settings.policy_listen.rpartition(":")
         if not colon or not host or not port.isdigit() or not 0 <= int(port) <= 65535:
