@@ -39,19 +39,21 @@ import os
 import queue
 import re
 import smtplib
+import ssl
 import threading
 import time
 import zlib
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Callable, Iterable
 
 from ..clock import Clock
-from ..config import Settings
+from ..config import RelayTarget, Settings
 from ..db.leases import HEARTBEAT_INTERVAL, STALE_AFTER, ProcessIdentity
 from ..db.models import OutboxMail
 from ..db.repository import OutgoingRow
+from .dkim import DkimSigner, load_key
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..db.session import Database
@@ -109,6 +111,9 @@ class Outcome:
 
     error: str | None = None
     permanent: bool = False
+    #: Not this mail's fault: the relay is away or refuses our TLS or login; the
+    #: log says so in one line for all the mails that wait for it.
+    relay_problem: bool = False
 
     @property
     def sent(self) -> bool:
@@ -137,6 +142,15 @@ def _outcome_of(error: BaseException) -> Outcome:
     return Outcome(_describe(error), False)
 
 
+def signer_of(settings: Settings) -> DkimSigner | None:
+    """The DKIM signer the settings ask for (None: no key file set); DkimError (a
+    ValueError) says what is wrong with the key."""
+    if not settings.dkim_key_file:
+        return None
+    return DkimSigner(load_key(settings.dkim_key_file, settings.dkim_signing_domain,
+                               settings.dkim_selector))
+
+
 def address_problem(address: str) -> str | None:
     """Why ``address`` cannot be given to a relay at all, or None."""
     if not address or "@" not in address:
@@ -148,24 +162,170 @@ def address_problem(address: str) -> str | None:
     return None
 
 
+class RelayProblem(smtplib.SMTPException):
+    """The relay cannot be used as configured (TLS, certificate, login): one sentence
+    for the log, the outbox's last error and ``status``, naming the setting to check."""
+
+
+@dataclass(frozen=True)
+class RelayAccess:
+    """How to reach the relay: where, with what TLS and which login (from the settings)."""
+
+    target: RelayTarget
+    #: "required", "opportunistic" or "off" (``Settings.relay_starttls``).
+    starttls: str
+    local_hostname: str
+    password: str = field(default="", repr=False)
+    password_file: str = ""
+    ca_file: str = ""
+
+    @classmethod
+    def of(cls, settings: Settings) -> RelayAccess:
+        target = settings.relay_target
+        assert target is not None
+        return cls(target, settings.relay_starttls, settings.address_domain,
+                   settings.relay_password, settings.relay_password_file,
+                   settings.relay_ca_file)
+
+    @property
+    def name(self) -> str:
+        """The relay as the log names it: ``host:port`` (the login is named apart)."""
+        host = f"[{self.target.host}]" if ":" in self.target.host else self.target.host
+        return f"{host}:{self.target.port}"
+
+    def tls_context(self) -> ssl.SSLContext:
+        """``required``: the certificate must verify for the relay's name (the system's
+        CAs, or ABALONE_PBM_RELAY_CA_FILE's); ``opportunistic``: any certificate, as
+        Postfix's "may" (encryption against listeners, not against an impostor)."""
+        if self.starttls == "opportunistic":
+            context = ssl.create_default_context()
+            context.check_hostname = False
+            context.verify_mode = ssl.CERT_NONE
+            return context
+        try:
+            return ssl.create_default_context(cafile=self.ca_file or None)
+        except (OSError, ssl.SSLError) as error:
+            raise RelayProblem(f"relay {self.name}: ABALONE_PBM_RELAY_CA_FILE "
+                               f"{self.ca_file} unusable: {_describe(error)}") from None
+
+    def read_password(self) -> str:
+        """The password, read from its file at each login: a corrected file is used at
+        the next try, without a restart."""
+        if not self.password_file:
+            return self.password
+        try:
+            with open(self.password_file, encoding="utf-8") as handle:
+                return handle.read(4096).strip("\r\n")
+        except (OSError, UnicodeError) as error:
+            raise RelayProblem(f"relay {self.name}: ABALONE_PBM_RELAY_PASSWORD_FILE "
+                               f"{self.password_file} cannot be read: "
+                               f"{getattr(error, 'strerror', None) or error}") from None
+
+
+def open_relay(access: RelayAccess, timeout: float,
+               note: Callable[[str], None] = lambda text: None) -> tuple[smtplib.SMTP, str]:
+    """A connection to the relay, greeted, encrypted and logged in as configured, and a
+    few words on how ("STARTTLS, certificate verified, AUTH as bob"). Raises
+    ``RelayProblem`` for what the admin must fix, OSError/SMTPException when the relay
+    is away; ``note`` hears what is worth saying once (mail sent unencrypted)."""
+    target = access.target
+    client: smtplib.SMTP
+    how: list[str] = []
+    try:
+        if target.implicit_tls:
+            client = smtplib.SMTP_SSL(timeout=timeout, local_hostname=access.local_hostname,
+                                      context=access.tls_context())
+        else:
+            client = smtplib.SMTP(timeout=timeout, local_hostname=access.local_hostname)
+    except ssl.SSLError as error:
+        raise RelayProblem(f"relay {access.name}: TLS unusable: {_describe(error)}") from None
+    try:
+        try:
+            client.connect(target.host, target.port)
+        except ssl.SSLError as error:
+            raise _tls_problem(access, error) from None
+        client.ehlo_or_helo_if_needed()
+        encrypted = target.implicit_tls
+        if target.implicit_tls:
+            how.append("TLS" + (", certificate verified" if access.starttls == "required"
+                                else ", certificate not checked"))
+        elif access.starttls != "off":
+            if client.has_extn("starttls"):
+                try:
+                    client.starttls(context=access.tls_context())
+                except ssl.SSLError as error:
+                    raise _tls_problem(access, error) from None
+                client.ehlo()
+                encrypted = True
+                how.append("STARTTLS" + (", certificate verified"
+                                         if access.starttls == "required"
+                                         else ", certificate not checked"))
+            elif access.starttls == "required":
+                raise RelayProblem(f"relay {access.name} offers no STARTTLS, and "
+                                   "ABALONE_PBM_RELAY_STARTTLS is required: mail waits")
+            else:
+                note(f"relay {access.name} offers no STARTTLS: mail goes to it unencrypted "
+                     "(ABALONE_PBM_RELAY_STARTTLS=opportunistic)")
+                how.append("unencrypted: no STARTTLS offered")
+        else:
+            how.append("unencrypted (ABALONE_PBM_RELAY_STARTTLS=off)")
+        if target.user:
+            _log_in(client, access, encrypted)
+            how.append(f"AUTH as {target.user}")
+    except BaseException:
+        client.close()
+        raise
+    return client, ", ".join(how)
+
+
+def _tls_problem(access: RelayAccess, error: ssl.SSLError) -> RelayProblem:
+    if isinstance(error, ssl.SSLCertVerificationError):
+        reason = error.verify_message or error.reason or str(error)
+        return RelayProblem(f"relay {access.name}: TLS certificate not accepted ({reason}): "
+                            "fix the relay's certificate, or name its CA in "
+                            "ABALONE_PBM_RELAY_CA_FILE")
+    return RelayProblem(f"relay {access.name}: TLS handshake failed: {_describe(error)}")
+
+
+def _log_in(client: smtplib.SMTP, access: RelayAccess, encrypted: bool) -> None:
+    user = access.target.user
+    if not encrypted and access.starttls != "off":
+        raise RelayProblem(f"relay {access.name}: the password is not sent unencrypted "
+                           "(the relay offers no STARTTLS; ABALONE_PBM_RELAY_STARTTLS=off "
+                           "would allow it)")
+    if not client.has_extn("auth"):
+        raise RelayProblem(f"relay {access.name} offers no AUTH, but "
+                           f"ABALONE_PBM_RELAY_USER is {user!r}")
+    password = access.read_password()
+    try:
+        client.login(user, password)
+    except smtplib.SMTPAuthenticationError as error:
+        text = error.smtp_error.decode("utf-8", "replace") \
+            if isinstance(error.smtp_error, bytes) else str(error.smtp_error)
+        raise RelayProblem(f"relay {access.name} refused the login of {user!r}: "
+                           f"{error.smtp_code} {' '.join(text.split())[:200]} (check "
+                           "ABALONE_PBM_RELAY_USER and the password)") from None
+    except smtplib.SMTPException as error:
+        if isinstance(error, smtplib.SMTPServerDisconnected):
+            raise
+        raise RelayProblem(f"relay {access.name}: no login possible: "
+                           f"{_describe(error)}") from None
+
+
 class _Relay:
     """One SMTP connection to the relay, opened when first needed and kept open."""
 
-    def __init__(self, host: str, port: int, local_hostname: str, timeout: float) -> None:
-        self.host, self.port = host, port
-        self.local_hostname = local_hostname
+    def __init__(self, access: RelayAccess, timeout: float,
+                 note: Callable[[str], None] = lambda text: None) -> None:
+        self.access = access
+        self.host, self.port = access.target.host, access.target.port
         self.timeout = timeout
+        self.note = note
         self.client: smtplib.SMTP | None = None
         self.last_used = 0.0
 
     def _connect(self) -> smtplib.SMTP:
-        client = smtplib.SMTP(timeout=self.timeout, local_hostname=self.local_hostname)
-        try:
-            client.connect(self.host, self.port)
-            client.ehlo_or_helo_if_needed()
-        except BaseException:
-            client.close()
-            raise
+        client, _how = open_relay(self.access, self.timeout, self.note)
         return client
 
     def close(self, polite: bool = True) -> None:
@@ -195,8 +355,9 @@ class _Relay:
         except Exception:
             self.close(polite=False)
 
-    def send(self, item: OutgoingRow, fallback_sender: str) -> Outcome:
-        """Send one mail; raises OSError/SMTPConnectError only when the relay is away."""
+    def send(self, item: OutgoingRow, fallback_sender: str, raw: bytes) -> Outcome:
+        """Send ``raw``, the bytes of ``item`` as they go out (signed); raises
+        OSError/SMTPException only when the relay is away or unusable."""
         sender = item.sender or fallback_sender
         for address in (sender, item.recipient):
             problem = address_problem(address)
@@ -215,7 +376,7 @@ class _Relay:
                                    f"address {item.recipient!r}", True)
                 options.append("SMTPUTF8")
             try:
-                client.sendmail(sender, [item.recipient], item.raw, mail_options=options)
+                client.sendmail(sender, [item.recipient], raw, mail_options=options)
                 self.last_used = time.monotonic()
                 return Outcome()
             except smtplib.SMTPServerDisconnected as error:
@@ -350,16 +511,43 @@ class Sender:
         #: Has another writer record mails as sent (``serve``'s worker process on
         #: SQLite: ``WorkerProcess.record_sent``); False: it could not, record here.
         self.record_sent_elsewhere: Callable[[list[int], datetime], bool] | None = None
+        #: How the relay is reached (None: the Maildir).
+        self.access = RelayAccess.of(settings) if settings.relay else None
+        #: Signs every mail as it goes out (None: no DKIM key set); a key that cannot
+        #: be used stops the start here, with a sentence naming the setting.
+        self.signer = signer_of(settings)
+        self._notes: set[str] = set()
+        self._notes_lock = threading.Lock()
 
     # -- where mail goes ------------------------------------------------------------
 
     @property
     def destination(self) -> str:
         """A sentence for the start-up message: the relay or the Maildir path."""
-        relay = self.settings.relay_host_port
-        if relay:
-            return f"relay smtp://{relay[0]}:{relay[1]}"
-        return f"Maildir {os.path.abspath(self.settings.maildir)}"
+        if self.access is not None:
+            # The default (TLS when offered) goes unsaid; the URL names the login.
+            tls = {"required": " (TLS required)", "opportunistic": "",
+                   "off": " (no TLS)"}[self.access.starttls]
+            where = f"relay {self.access.target}{tls}"
+        else:
+            where = f"Maildir {os.path.abspath(self.settings.maildir)}"
+        if self.signer is not None:
+            key = self.signer.key
+            where += (f", DKIM-signed for {key.domain} with selector {key.selector} "
+                      f"({key.description})")
+        return where
+
+    def _note_once(self, text: str) -> None:
+        """Log ``text`` the first time it is said (each lane's connection may say it)."""
+        with self._notes_lock:
+            if text in self._notes:
+                return
+            self._notes.add(text)
+        log.warning("sender: %s", text)
+
+    def _outgoing_bytes(self, item: OutgoingRow) -> bytes:
+        """The bytes that leave: the stored mail, signed when a DKIM key is set."""
+        return item.raw if self.signer is None else self.signer.sign(item.raw)
 
     @property
     def owner(self) -> str:
@@ -483,7 +671,11 @@ class Sender:
                         mark_retry(session, row, outcome.error or "unknown error", now)
                     if row.status == "failed":
                         gave_up.add(item.id)
+        waiting: dict[str, list[int]] = {}
         for item, outcome in done:
+            if outcome.relay_problem and item.id not in gave_up:
+                waiting.setdefault(outcome.error or "relay away", []).append(item.id)
+                continue
             if outcome.sent:
                 log.info("outbox %s: sent %s to %s (%s)", item.id, item.message_id,
                          item.recipient, mail_kind(item.raw))
@@ -494,6 +686,11 @@ class Sender:
                 log.warning("outbox %s: %s to %s (%s) will be retried: %s", item.id,
                             item.message_id, item.recipient, mail_kind(item.raw),
                             outcome.error)
+        for error, ids in waiting.items():
+            # One line for every mail the relay's absence or refusal holds back.
+            shown = ", ".join(str(number) for number in ids[:10])
+            more = f" and {len(ids) - 10} more" if len(ids) > 10 else ""
+            log.error("sender: %s; outbox %s%s wait and will be retried", error, shown, more)
 
     def _deliver(self, items: list[OutgoingRow]) -> int:
         """Send ``items`` and record how it went; returns how many were sent.
@@ -621,13 +818,11 @@ class Sender:
 
     def _to_relay(self, items: list[OutgoingRow]) -> list[tuple[OutgoingRow, Outcome]]:
         """Send ``items`` over the kept connections, each recipient's over one of them."""
-        relay = self.settings.relay_host_port
-        assert relay is not None
-        host, port = relay
+        access = self.access
+        assert access is not None
         count = self.settings.relay_connections
         while len(self._relays) < count:
-            self._relays.append(_Relay(host, port, self.settings.address_domain,
-                                       self.timeout))
+            self._relays.append(_Relay(access, self.timeout, self._note_once))
         lanes: dict[int, list[OutgoingRow]] = {}
         for item in items:
             # A stable choice (not hash(), which varies between processes and runs).
@@ -651,11 +846,13 @@ class Sender:
         done: list[tuple[int, Outcome]] = []
         for index, item in enumerate(items):
             try:
-                outcome = relay.send(item, self.settings.address)
+                outcome = relay.send(item, self.settings.address, self._outgoing_bytes(item))
             except (OSError, smtplib.SMTPException) as error:
-                # The relay is away: everything left is retried later.
+                # The relay is away or refuses our TLS or login: everything left waits.
                 relay.close(polite=False)
-                away = Outcome(f"relay {relay.host}:{relay.port}: {_describe(error)}", False)
+                reason = str(error) if isinstance(error, RelayProblem) \
+                    else f"relay {relay.access.name}: {_describe(error)}"
+                away = Outcome(reason[:500], False, relay_problem=True)
                 done.extend((rest.id, away) for rest in items[index:])
                 break
             done.append((item.id, outcome))
@@ -683,7 +880,7 @@ class Sender:
             else:
                 try:
                     # On disk a Maildir message has Unix line ends.
-                    box.add(item.raw.replace(b"\r\n", b"\n"))
+                    box.add(self._outgoing_bytes(item).replace(b"\r\n", b"\n"))
                     outcome = Outcome()
                 except OSError as error:
                     outcome = Outcome(_describe(error), False)
