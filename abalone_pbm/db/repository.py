@@ -166,13 +166,12 @@ _CLAIM_SKIP_LOCKED = _CLAIM.with_for_update(skip_locked=True)
 
 @dataclass(frozen=True)
 class _Waiting:
-    """One waiting mail as the claim orders it: the queues (lanes) it waits in, each
-    taken in acceptance order (id); its turn among the mails that may be taken."""
+    """One waiting mail as the claim orders it: its sender (``_sender_key``) and the
+    queues (lanes) it waits in, each taken in acceptance order (id)."""
 
     id: int
+    sender: str
     lanes: tuple[tuple[str, object], ...]
-    #: (its place in its sender's queue, how many its sender has waiting, id).
-    turn: tuple[int, int, int]
 
 
 def claim_next_inbox(session: Session, exclude: Iterable[int] = ()) -> InboxMail | None:
@@ -210,10 +209,11 @@ def claim_next_inbox(session: Session, exclude: Iterable[int] = ()) -> InboxMail
 
 def _waiting_in_turn(session: Session, exclude: Iterable[int]) -> list[_Waiting]:
     """The waiting mails in the order ``claim_next_inbox`` takes them, one after the
-    other, when none is locked: of the mails that may be taken (the oldest of each of
-    their queues), every sender's first (those with fewest waiting first), then
-    every sender's second ... Chosen again for each claim, so a sender with many
-    mails waiting goes after those with few. O(n log n) in the window (a heap)."""
+    other, when none is locked and none arrives: each time, of the mails that may be
+    taken (the oldest of each of their queues: so at most one a sender), the one
+    whose sender has fewest mails waiting at that moment, then the oldest. So a
+    sender with many mails waiting goes after those with few, and the list is the
+    claims one by one (what the worker reads ahead). O(n log n) in the window."""
     query = _WAITING
     skipped = list(exclude)
     if skipped:
@@ -221,6 +221,8 @@ def _waiting_in_turn(session: Session, exclude: Iterable[int]) -> list[_Waiting]
     window: list[tuple[int, str, int | None]] = [
         (row.id, _sender_key(row.envelope_from), row.board)
         for row in read_core(session, query)]
+    # How many each sender has waiting: a sender's count changes only when its one
+    # mail that may be taken is taken, so no key in the heap is ever out of date.
     waiting: Counter[str] = Counter(sender for _id, sender, _board in window)
     # Each queue's mails, oldest first (the window comes in id order).
     queues: dict[tuple[str, object], deque[int]] = {}
@@ -229,27 +231,28 @@ def _waiting_in_turn(session: Session, exclude: Iterable[int]) -> list[_Waiting]
         lanes: tuple[tuple[str, object], ...] = (("sender", sender),)
         if board is not None:
             lanes += (("board", board),)
-        place = len(queues.get(lanes[0], ()))
-        mails[mail_id] = _Waiting(mail_id, lanes, (place, waiting[sender], mail_id))
+        mails[mail_id] = _Waiting(mail_id, sender, lanes)
         for lane in lanes:
             queues.setdefault(lane, deque()).append(mail_id)
 
     def ready(mail: _Waiting) -> bool:
         return all(queues[lane][0] == mail.id for lane in mail.lanes)
 
-    heap = [mail.turn for mail in mails.values() if ready(mail)]
+    heap = [(waiting[mail.sender], mail.id) for mail in mails.values() if ready(mail)]
     heapq.heapify(heap)
     order: list[_Waiting] = []
     while heap:
-        mail = mails[heapq.heappop(heap)[2]]
+        mail = mails[heapq.heappop(heap)[1]]
         order.append(mail)
+        waiting[mail.sender] -= 1
         for lane in mail.lanes:
             queue = queues[lane]
             queue.popleft()
             # The next of this queue may be taken now, unless another queue holds it
             # (it is pushed once: when the last of its queues lets it go).
             if queue and ready(mails[queue[0]]):
-                heapq.heappush(heap, mails[queue[0]].turn)
+                following = mails[queue[0]]
+                heapq.heappush(heap, (waiting[following.sender], following.id))
     return order
 
 

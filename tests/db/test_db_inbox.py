@@ -207,3 +207,145 @@ def test_mark_inbox_refuses_unknown_status(database: Database) -> None:
         assert claimed is not None
         with pytest.raises(ValueError):
             repository.mark_inbox(session, claimed, "finished")
+
+
+# -- one board's mails in acceptance order ---------------------------------------------
+
+
+@pytest.mark.parametrize(("subject", "board"), [
+    ("abalone move 101 fred pw c3-c4", 101),
+    ("Re: AW: Fwd: ABALONE MOVE 102 fred pw c3-c4", 102),
+    ("abalone mvoe 103 fred pw c3-c4", 103),  # an alias of move
+    ("abalone queue 104 fred pw c3-c4", 104),
+    ("abalone submit 105#7 fred pw c3-c4", 105),
+    ("abalone confirm 106 fred pw", 106),
+    ("abalone resign 107 fred pw", 107),
+    ("abalone chat 108 fred pw", 108),
+    ("abalone show 109#5 110", 109),
+    ("abalone show board 111", 111),
+    ("accept 112 fred pw", 112),  # a vote on a draw, read without the game word
+    ("abalone preview 113#2 c3-c4", 113),
+    ("=?utf-8?q?abalone_move_114_fred_pw_c3-c4?=", 114),
+    ("multiple", None),  # its commands are in the body
+    ("", None),  # the body's first line is the command
+    ("signup fred pw", None),
+    ("abalone challenge fred wilma", None),
+    ("abalone preview new 3 c3-c4", None),
+    ("abalone move fred pw c3-c4", None),
+    ("abalone move 99999999999999999999 fred pw c3-c4", None),  # does not fit a column
+    ("Re: " * 5000 + "abalone move 115 fred pw c3-c4", None),  # past the bounded prefix
+])
+def test_the_board_of_a_subject(subject: str, board: int | None) -> None:
+    raw = f"From: f@e\r\nSubject: {subject}\r\nMessage-ID: <b@e>\r\n\r\nx\r\n".encode()
+    values = intake.inbox_values(raw, "f@e", ["abalone@localhost"], NOW)
+    assert values["board"] == board
+
+
+def test_the_reply_address_names_the_board_before_the_subject() -> None:
+    raw = b"From: f@e\r\nSubject: abalone move 101 fred pw c3-c4\r\n\r\nc3-c4\r\n"
+    reply = intake.inbox_values(raw, "f@e", ["<Abalone+202.k3x9q7mf2a@Host>"], NOW)
+    assert reply["board"] == 202
+    # Not a reply address (no token, a token of other characters): the Subject.
+    for recipient in ("abalone@host", "abalone+202@host", "abalone+202.x!@host"):
+        assert intake.inbox_values(raw, "f@e", [recipient], NOW)["board"] == 101
+
+
+def store_about(database: Database, sender: str, subject: str, recipient: str = "a@l"
+                ) -> int:
+    raw = (f"From: {sender}\r\nSubject: {subject}\r\nMessage-ID: <{subject}.{sender}>\r\n"
+           "\r\nx\r\n").encode()
+    with database.write() as session:
+        row, _ = intake.store_inbox(session, raw, sender, [recipient], NOW)
+        assert row is not None
+        return row.id
+
+
+def claim_all(database: Database, exclude: tuple[int, ...] = ()) -> list[int]:
+    order = []
+    while True:
+        with database.write() as session:
+            claimed = repository.claim_next_inbox(session, exclude=exclude)
+            if claimed is None:
+                return order
+            order.append(claimed.id)
+            repository.mark_inbox(session, claimed, "done", now=NOW)
+
+
+def test_a_backlog_is_taken_in_acceptance_order_per_board(database: Database) -> None:
+    """Two players of each of three boards move in turn, faster than the worker (a
+    backlog after an outage); a third sender floods. Each board's moves are taken in
+    the order accepted, although fairness alone would take each sender's first mail
+    first; mails of unknown board keep their sender's order only."""
+    moves: dict[int, list[int]] = {101: [], 102: [], 103: []}
+    flood = [store_about(database, "flood@evil.example", f"help {n}") for n in range(5)]
+    for ply in range(6):
+        for board in moves:
+            # Player 1 (fred) moves on odd plies and player 2 (a per-board opponent)
+            # on even ones; the opponent answers through the reply address.
+            if ply % 2 == 0:
+                moves[board].append(store_about(
+                    database, "fred@example.org", f"abalone move {board} fred pw {ply}"))
+            else:
+                moves[board].append(store_about(
+                    database, f"p{board}@example.org", f"{ply}",
+                    recipient=f"abalone+{board}.tok{board}x@l"))
+    chat = store_about(database, "wilma@example.org", "multiple")
+    with database.read() as session:
+        ahead = [mail.id for mail in repository.next_waiting_inbox(session, 1000)]
+    order = claim_all(database)
+    assert order == ahead  # the read-ahead foresees the claims
+    assert sorted(order) == sorted([*flood, chat, *(i for b in moves.values() for i in b)])
+    for board_moves in moves.values():
+        assert [i for i in order if i in board_moves] == board_moves
+    assert [i for i in order if i in flood] == flood
+    # Fair still: wilma's one mail (no board) is not held up by the others' backlog.
+    assert order.index(chat) == 0
+
+
+def test_fairness_still_orders_senders_whose_boards_do_not_meet(database: Database) -> None:
+    flood = [store_about(database, "flood@evil.example", f"abalone move 101 x y {n}")
+             for n in range(30)]
+    wilma = store_about(database, "wilma@example.org", "abalone move 102 wilma pw c3-c4")
+    fred = [store_about(database, "fred@example.org", f"abalone move 10{n + 3} f p c3-c4")
+            for n in range(2)]
+    assert claim_all(database) == [wilma, *fred, *flood]
+
+
+def test_a_mail_behind_a_flood_on_its_board_waits_only_for_the_earlier_ones(
+        database: Database) -> None:
+    """A stranger's mails naming a board are ordered with the players' mails about it:
+    a player's move waits for those accepted before it, never for those after."""
+    early = [store_about(database, "flood@evil.example", f"abalone move 101 x y {n}")
+             for n in range(3)]
+    player = store_about(database, "fred@example.org", "abalone move 101 fred pw c3-c4")
+    late = [store_about(database, "flood@evil.example", f"abalone move 101 x y {n}")
+            for n in range(3, 10)]
+    assert claim_all(database) == [*early, player, *late]
+
+
+def test_a_mail_set_aside_holds_up_nothing(database: Database) -> None:
+    first = store_about(database, "fred@example.org", "abalone move 101 fred pw c3-c4")
+    second = store_about(database, "wilma@example.org", "abalone move 101 wilma pw i5-h5")
+    assert claim_all(database, exclude=(first,)) == [second]
+
+
+def test_postgresql_a_locked_mail_holds_up_its_board_only(postgres_url: str) -> None:
+    database = Database(postgres_url)
+    try:
+        database.ensure_schema()
+        fred_101 = store_about(database, "fred@example.org", "abalone move 101 fred pw a")
+        wilma_101 = store_about(database, "wilma@example.org", "abalone move 101 w pw b")
+        fred_102 = store_about(database, "fred@example.org", "abalone move 102 fred pw c")
+        barney_102 = store_about(database, "barney@example.org", "abalone move 102 b p d")
+        with database.write() as first, database.write() as second:
+            taken = repository.claim_next_inbox(first)
+            assert taken is not None and taken.id == fred_101
+            # Board 101's next mail waits for the locked one; fred's other board goes.
+            other = repository.claim_next_inbox(second)
+            assert other is not None and other.id == fred_102
+            with database.write() as third:
+                assert repository.claim_next_inbox(third) is None
+            repository.mark_inbox(first, taken, "done", now=NOW)
+        assert claim_all(database) == [wilma_101, fred_102, barney_102]
+    finally:
+        database.dispose()
