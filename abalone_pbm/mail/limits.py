@@ -47,6 +47,8 @@ MOST_CLIENTS_LOGGED = 10
 #: the queue has its SYNs dropped, and each of those clients waits a second or more to
 #: try again (asyncio's default is 100, socketserver's 5); Linux caps it at somaxconn.
 LISTEN_BACKLOG = 1024
+#: The least backlog the SMTP listener is given, however few open files are left.
+MIN_BACKLOG = 64
 
 
 @dataclass(frozen=True)
@@ -193,6 +195,10 @@ class ListenerCaps:
     policy: ConnectionCaps
     open_files_limit: int
     lowered: bool
+    #: The SMTP listener's backlog: asyncio also accepts up to this many connections
+    #: in one turn of its loop, each a file until its session starts (or is refused
+    #: and closed, a turn later), so it must fit in the files the caps leave free.
+    smtp_backlog: int
 
 
 def open_files_limit() -> int:
@@ -231,11 +237,15 @@ def listener_caps(settings: Settings, limit: int | None = None, *,
                             settings.policy_max_connections_per_client)
     fitted_smtp, fitted_policy = fit_to_open_files(
         smtp, policy if with_policy else None, limit)
+    held = fitted_smtp.total + (fitted_policy.total if fitted_policy is not None else 0)
+    unlimited = limit < 0 or limit == resource.RLIM_INFINITY
+    free = LISTEN_BACKLOG if unlimited else limit - RESERVED_FILES - held
     return ListenerCaps(
         smtp=fitted_smtp,
         policy=fitted_policy if fitted_policy is not None else policy,
         open_files_limit=limit,
         lowered=fitted_smtp != smtp or (fitted_policy is not None and fitted_policy != policy),
+        smtp_backlog=max(MIN_BACKLOG, min(LISTEN_BACKLOG, free)),
     )
 
 

@@ -318,9 +318,10 @@ class IntakeController(Controller):
     port; its sessions share ``limits`` (default: those of the default settings)."""
 
     def __init__(self, handler: Any, *, limits: SessionLimits | None = None,
-                 lmtp: bool = False, **kwargs: Any) -> None:
+                 lmtp: bool = False, backlog: int = LISTEN_BACKLOG, **kwargs: Any) -> None:
         super().__init__(handler, **kwargs)
         self.lmtp = lmtp
+        self.backlog = backlog
         self.limits = limits or SessionLimits.of(Settings(lmtp=lmtp))
         self._last_accept_pause: float | None = None
         self.loop.set_exception_handler(self._loop_exception)
@@ -329,7 +330,7 @@ class IntakeController(Controller):
         # aiosmtpd's own, with a listen backlog for bursts of connections.
         return self.loop.create_server(self._factory_invoker, host=self.hostname,
                                        port=self.port, ssl=self.ssl_context,
-                                       backlog=LISTEN_BACKLOG)
+                                       backlog=self.backlog)
 
     def factory(self) -> SMTP:
         server_class = _LMTPServer if self.lmtp else _SMTPServer
@@ -402,6 +403,7 @@ def start_listener(
         handler,
         limits=limits,
         lmtp=settings.lmtp,
+        backlog=caps.smtp_backlog,
         hostname=settings.listen_host,
         port=settings.listen_port,
         # Shown in the greeting; avoids a slow getfqdn() lookup at each connection.
@@ -416,8 +418,9 @@ def start_listener(
     )
     controller.start()
     log.info("%s listener: at most %d sessions, %d per client; %g s for a command, %g s "
-             "for a DATA", controller.protocol, caps.smtp.total, caps.smtp.per_client,
-             settings.smtp_idle_timeout, settings.smtp_data_timeout)
+             "for a DATA; listen backlog %d", controller.protocol, caps.smtp.total,
+             caps.smtp.per_client, settings.smtp_idle_timeout, settings.smtp_data_timeout,
+             caps.smtp_backlog)
     return controller
 
 

@@ -28,11 +28,14 @@ from abalone_pbm.mail.listener import (
 from abalone_pbm.mail.limits import (
     MOST_CLIENTS_COUNTED,
     MOST_CLIENTS_LOGGED,
+    LISTEN_BACKLOG,
+    MIN_BACKLOG,
     RESERVED_FILES,
     ConnectionCaps,
     RefusalLog,
     client_key,
     fit_to_open_files,
+    listener_caps,
 )
 
 OURS = "abalone@example.org"
@@ -349,6 +352,15 @@ def test_caps_are_lowered_in_proportion_to_fit_the_open_files_limit() -> None:
     assert fit_to_open_files(smtp, None, 228) == (ConnectionCaps(100, 30), None)
     # Far too few files: one connection each, never none.
     assert fit_to_open_files(smtp, policy, 64) == (ConnectionCaps(1, 1), ConnectionCaps(1, 1))
+
+
+def test_the_listen_backlog_fits_in_the_files_the_caps_leave_free() -> None:
+    # asyncio accepts up to the backlog in one turn of its loop, a file each.
+    with_policy = Settings(policy_listen="127.0.0.1:8026")
+    assert listener_caps(with_policy, 4096).smtp_backlog == LISTEN_BACKLOG
+    assert listener_caps(with_policy, 1024).smtp_backlog == 1024 - RESERVED_FILES - 500
+    assert listener_caps(Settings(), 1024).smtp_backlog == 1024 - RESERVED_FILES - 200
+    assert listener_caps(with_policy, 300).smtp_backlog == MIN_BACKLOG
 
 
 def test_the_limits_are_settings_named_in_the_projects_style() -> None:
