@@ -147,12 +147,25 @@ def _subject_text(headers: Message) -> str:
         return text
 
 
+#: Where the worker looks for the reply address of a mail delivered without its
+#: envelope (a pipe without recipients): ``service.precheck.reply_target``.
+_RECIPIENT_HEADERS = ("Delivered-To", "X-Original-To", "To", "Cc")
+#: The most header addresses looked at (a header of thousands is read no further).
+_RECIPIENT_HEADERS_READ = 4096
+
+
 def board_named(headers: Message, envelope_to: Sequence[str]) -> int | None:
     """The board a mail concerns as its envelope or headers name it, known without
-    reading its body: the reply address it was sent to, else its Subject's command
-    (the worker reads them in this order too). None: known only once the body is read,
-    or about no board."""
-    board = board_of_reply_address(envelope_to)
+    reading its body: the reply address it was sent to (the envelope's recipients;
+    without them, those of the headers the worker reads then), else its Subject's
+    command (the worker reads them in this order too). None: known only once the
+    body is read, or about no board."""
+    recipients: Sequence[str] = [address for address in envelope_to if address.strip()]
+    if not recipients:
+        values = [str(value)[:_RECIPIENT_HEADERS_READ] for name in _RECIPIENT_HEADERS
+                  for value in headers.get_all(name, [])]
+        recipients = [address for _name, address in getaddresses(values) if address]
+    board = board_of_reply_address(recipients)
     return board if board is not None else board_of_subject(_subject_text(headers))
 
 

@@ -248,6 +248,10 @@ def test_the_reply_address_names_the_board_before_the_subject() -> None:
     # Not a reply address (no token, a token of other characters): the Subject.
     for recipient in ("abalone@host", "abalone+202@host", "abalone+202.x!@host"):
         assert intake.inbox_values(raw, "f@e", [recipient], NOW)["board"] == 101
+    # Delivered through a pipe without the envelope: the headers the worker reads.
+    piped = b"Delivered-To: abalone+303.k3x9q7mf2a@host\r\n" + raw
+    assert intake.inbox_values(piped, "f@e", [], NOW)["board"] == 303
+    assert intake.inbox_values(piped, "f@e", ["abalone@host"], NOW)["board"] == 101
 
 
 def store_about(database: Database, sender: str, subject: str, recipient: str = "a@l"
