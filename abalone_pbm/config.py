@@ -107,6 +107,11 @@ class Settings:
     answers_per_mail: int = 20
     #: Most command lines a `multiple` mail runs; it is answered in one summary mail.
     multiple_max_lines: int = 50
+    #: Bounces (DESIGN §2.8, ``service.bounces``): an address whose mail failed for good
+    #: on this many days (one bounce counted a day) is no longer mailed; a score with no
+    #: bounce for ``bounce_stale_days`` days starts again from nothing.
+    bounce_threshold: int = 5
+    bounce_stale_days: int = 7
     #: Most addresses a `signup` may name, and a user may have.
     signup_max_addresses: int = 3
     max_addresses: int = 5
@@ -375,6 +380,9 @@ def _check(settings: Settings) -> None:
                 f"{PREFIX}POLICY_LISTEN must be host:port, e.g. 127.0.0.1:8026, or off, "
                 f"not {settings.policy_listen!r}"
             )
+    for name in ("bounce_threshold", "bounce_stale_days"):
+        if getattr(settings, name) < 1:
+            raise ValueError(f"{PREFIX}{name.upper()} must be at least 1")
     parse_robot_budgets(settings.robot_budgets)
     if not 0 < settings.robot_budget:
         raise ValueError(f"{PREFIX}ROBOT_BUDGET must be a positive number of seconds")

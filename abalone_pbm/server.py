@@ -37,6 +37,7 @@ from .config import Settings
 from .mail.intake import make_store
 from .mail.listener import IntakeController, make_accepts, start_listener, stop_listener
 from .mail.policy import PolicyServer, start_policy_server
+from .service.bounces import make_bounce_check
 from .mail.sender import Sender
 from .worker import Handle, PasswordHook, Worker, group_most_for
 from .worker_process import WorkerProcess
@@ -204,6 +205,7 @@ class Server:
                 make_store(self.database, self.clock, delegate=self.store_elsewhere),
                 make_accepts(self.settings),
                 notify=self._wake_worker,
+                bounce_is_known=make_bounce_check(self.settings, self.database),
             )
         except OSError as error:
             raise _bind_failure(error, self.settings.listen, "ABALONE_PBM_LISTEN") from None

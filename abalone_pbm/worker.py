@@ -719,6 +719,7 @@ class Worker:
     ) -> str:
         """Process one claimed mail in ``session``; its outcome for the log."""
         from .db.repository import mark_inbox
+        from .service.bounces import take_report
 
         now = self.clock.now()
         read = self._take_read(mail)
@@ -728,6 +729,12 @@ class Worker:
             message = read.message
         else:
             message = parse_mail(bytes(mail.raw))
+        # A delivery report, or anything sent to a bounce address, is read and counted
+        # (DESIGN §2.8), never answered.
+        bounce = take_report(session, self.settings, mail, message, now)
+        if bounce is not None:
+            mark_inbox(session, mail, "dropped", note=bounce, now=now)
+            return f"dropped: {bounce}"
         reason, answer_to = self._reason_to_drop(session, mail, message, now)
         if reason is not None:
             mark_inbox(session, mail, "dropped", note=reason, now=now)

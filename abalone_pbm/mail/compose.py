@@ -20,6 +20,8 @@ from email.policy import SMTPUTF8 as smtputf8_policy
 from email.policy import default as default_policy
 from email.utils import format_datetime, getaddresses
 
+from .verp import bounce_address
+
 __all__ = ["compose", "compose_mail", "ComposedMail", "new_message_id", "one_address",
            "MAX_LINE"]
 
@@ -133,7 +135,8 @@ class ComposedMail:
     """A mail ready for the outbox: its bytes as sent, and its envelope."""
 
     message_id: str
-    #: The envelope sender and the one recipient, bare addresses.
+    #: The envelope sender (the mail's own bounce address, ``mail.verp``) and the one
+    #: recipient, bare addresses.
     sender: str
     recipient: str
     raw: bytes
@@ -201,7 +204,9 @@ def compose_mail(
     """
     headers = _headers(sender, to, subject, reply_to, in_reply_to, references,
                        auto_submitted, loop_token, date, message_id)
-    envelope_sender, recipient = one_address(sender), one_address(to)
+    # Each mail's envelope sender is a bounce address of its own (``mail.verp``): a
+    # delivery report then names the mail it is about without being parsed.
+    envelope_sender, recipient = bounce_address(one_address(sender)), one_address(to)
     found_id = next(value for name, value in headers if name == "Message-ID")
     text = _body_text(body)
     cte = _transfer_encoding(text)

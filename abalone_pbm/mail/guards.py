@@ -188,16 +188,19 @@ def _shown(value: str, limit: int = 60) -> str:
     return kept + ("..." if len(value) > limit else "")
 
 
-def auto_reply_reason(message: EmailMessage | Message) -> str | None:
+def auto_reply_reason(message: EmailMessage | Message, *,
+                      auto_submitted: bool = True) -> str | None:
     """Why this mail is an automatic reply (out-of-office, vacation, autoresponder), or
     None: RFC 3834's Auto-Submitted (any value but ``no``), the headers common
     responders set instead, or a Subject that opens with a vacation phrase.
 
     The headers are read as the mail wrote them (``raw_items``), each up to a fixed
     length: the cost is linear in the header block whatever policy parsed the mail (the
-    modern policy's own parsing of a long header is not)."""
+    modern policy's own parsing of a long header is not). ``auto_submitted`` False:
+    Auto-Submitted is not read (delivery reports carry it too; ``service.bounces``
+    tells an auto-reply from a report by the other marks)."""
     values = _marker_values(message)
-    for auto in values.get("auto-submitted", [])[:1]:
+    for auto in values.get("auto-submitted", [])[:1] if auto_submitted else ():
         auto = _COMMENT.sub(" ", auto).split(";", 1)[0].strip()
         if auto and auto.lower() != "no":
             return f"Auto-Submitted: {_shown(auto)}"

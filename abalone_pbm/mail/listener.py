@@ -110,9 +110,14 @@ class IntakeHandler:
         *,
         lmtp: bool = False,
         notify: Callable[[], None] | None = None,
+        bounce_is_known: Accepts | None = None,
     ) -> None:
         self.store = store
         self.accepts = accepts
+        #: Whether a bounce address (``mail.verp``) is one of a mail we sent: a database
+        #: read, run in the thread pool; None: bounce addresses are taken as ``accepts``
+        #: says.
+        self.bounce_is_known = bounce_is_known
         self.max_bytes = max_bytes
         self.lmtp = lmtp
         self.notify = notify
@@ -149,11 +154,32 @@ class IntakeHandler:
         if not ours:
             log.info("refused recipient %r from %r", address, envelope.mail_from)
             return UNKNOWN_RECIPIENT
+        if self.bounce_is_known is not None and "+" in address:
+            try:
+                loop = asyncio.get_running_loop()
+                if not await loop.run_in_executor(None, self._bounce_taken, address):
+                    log.info("refused unknown bounce address %r from %r", address,
+                             envelope.mail_from)
+                    return UNKNOWN_RECIPIENT
+            except Exception as error:
+                log.error("bounce address check failed for %r: %s", address,
+                          error_summary(error))
+                return TEMPFAIL
         if len(envelope.rcpt_tos) >= MAX_RECIPIENTS:
             return "452 4.5.3 Too many recipients"
         envelope.rcpt_tos.append(address)
         envelope.rcpt_options.extend(rcpt_options)
         return "250 2.1.5 OK"
+
+    def _bounce_taken(self, address: str) -> bool:
+        """False for a bounce address that no mail of ours has; True otherwise."""
+        from .verp import BOUNCE_WORD
+
+        local = address.strip().strip("<>").rpartition("@")[0].lower()
+        if "+" + BOUNCE_WORD + "." not in local:
+            return True
+        assert self.bounce_is_known is not None
+        return self.bounce_is_known(address)
 
     def _answer(self, envelope: Envelope, status: str) -> str:
         if self.lmtp:
@@ -369,6 +395,7 @@ def start_listener(
     accepts: Accepts | None = None,
     *,
     notify: Callable[[], None] | None = None,
+    bounce_is_known: Accepts | None = None,
 ) -> IntakeController:
     """Start listening on ``settings.listen`` (SMTP, or LMTP when ``settings.lmtp``).
 
@@ -382,6 +409,7 @@ def start_listener(
         settings.max_message_bytes,
         lmtp=settings.lmtp,
         notify=notify,
+        bounce_is_known=bounce_is_known,
     )
     caps = listener_caps(settings)
     if caps.smtp != ConnectionCaps(settings.smtp_max_sessions,

@@ -114,6 +114,9 @@ class Outcome:
     #: Not this mail's fault: the relay is away or refuses our TLS or login; the
     #: log says so in one line for all the mails that wait for it.
     relay_problem: bool = False
+    #: The relay refused the recipient at RCPT for good: a bounce of the address
+    #: (``service.bounces.record_refusal``).
+    refused_at_rcpt: bool = False
 
     @property
     def sent(self) -> bool:
@@ -132,7 +135,8 @@ def _outcome_of(error: BaseException) -> Outcome:
         permanent = bool(codes) and all(500 <= code < 600 for code in codes)
         detail = "; ".join(f"{code} {message.decode('utf-8', 'replace')}"
                            for code, message in error.recipients.values())
-        return Outcome(f"recipient refused: {detail}"[:500], permanent)
+        return Outcome(f"recipient refused: {detail}"[:500], permanent,
+                       refused_at_rcpt=permanent)
     if isinstance(error, (smtplib.SMTPSenderRefused, smtplib.SMTPDataError,
                           smtplib.SMTPResponseException)):
         message = error.smtp_error
@@ -650,6 +654,7 @@ class Sender:
     def _record(self, done: list[tuple[OutgoingRow, Outcome]]) -> None:
         """Record a batch's outcomes in one transaction, then log them."""
         from ..db.repository import mark_failed, mark_retry, record_sent
+        from ..service.bounces import record_refusal
 
         now = self.clock.now()
         gave_up: set[int] = set()
@@ -667,6 +672,9 @@ class Sender:
                         continue
                     if outcome.permanent:
                         mark_failed(session, row, outcome.error or "refused", now)
+                        if outcome.refused_at_rcpt:
+                            record_refusal(session, self.settings, item.recipient,
+                                           outcome.error or "refused", now)
                     else:
                         mark_retry(session, row, outcome.error or "unknown error", now)
                     if row.status == "failed":

@@ -21,10 +21,12 @@ from .summary import describe_options, move_table, score_table
 from .shared import same_board, shared
 from .templating import environment, render_template, template_dirs
 from .text import RULE, and_list, shown_text, tidy, wrap_text
-from .views import RECENT_ROUNDS, Comment, GameView, RatingChange, Result, Vote, to_move
+from .views import (
+    RECENT_ROUNDS, Comment, GameView, RatingChange, Result, Unreachable, Vote, to_move,
+)
 
 __all__ = [
-    "RECENT_ROUNDS", "RULE", "Comment", "GameView", "PlayerLine", "RatingChange", "Result",
+    "RECENT_ROUNDS", "RULE", "Comment", "GameView", "PlayerLine", "RatingChange", "Result", "Unreachable",
     "Vote", "and_list", "answer_mail", "board_legend", "board_mail", "board_subject",
     "chat_mail", "describe_options", "environment", "error_mail", "game_over_mail",
     "help_mail", "marble_marks", "move_table", "nag_mail", "new_game_mail", "player_table",

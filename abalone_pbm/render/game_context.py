@@ -13,7 +13,7 @@ from .marks import marble_marks
 from .shared import shared
 from .summary import describe_options, move_table, score_table
 from .text import RULE, and_list
-from .views import RECENT_ROUNDS, GameView, Result, Vote, is_over, to_move
+from .views import RECENT_ROUNDS, GameView, Result, Unreachable, Vote, is_over, to_move
 
 
 def board_subject(game: GameView, board: Board) -> str:
@@ -43,7 +43,18 @@ def _notices(game: GameView) -> list[str]:
         )
     if game.vote is not None:
         lines.append(_vote_line(game.vote))
+    lines.extend(_unreachable_line(player) for player in game.unreachable)
     return lines
+
+
+def _unreachable_line(player: Unreachable) -> str:
+    """A player whose mail bounces: the game goes on, and the usual timeout decides."""
+    line = (f"Mail to {player.userid} bounces since {player.since}: the server no longer "
+            f"mails {player.userid}.  The game goes on as usual")
+    if player.forfeit_by is not None:
+        return line + f"; unless {player.userid} moves by {player.forfeit_by}, " \
+                      f"{player.userid} forfeits."
+    return line + f": the usual timeouts apply when it is {player.userid}'s turn."
 
 
 def _result_line(game: GameView, board: Board) -> str:

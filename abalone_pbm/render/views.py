@@ -65,6 +65,17 @@ class RatingChange:
 
 
 @dataclass(frozen=True)
+class Unreachable:
+    """A player whose mail bounces (none of their addresses is mailed any more), as
+    the other players' and observers' board mails tell it (DESIGN §2.8): since when,
+    and when the usual timeout ends the game (None: not their turn, or on vacation)."""
+
+    userid: str
+    since: str
+    forfeit_by: str | None = None
+
+
+@dataclass(frozen=True)
 class GameView:
     """What the mails show about one game, prepared by the service layer.
 
@@ -76,7 +87,8 @@ class GameView:
     (``"wilma resigned."``); ``withdrawn``: userids who withdrew in the first round;
     ``resigned``: userids who resigned but whose marbles stay.  ``result`` and
     ``ratings`` are set when the game is over.  ``ply``: when the mail shows an earlier
-    position (``show 101#5``), the move number shown, else None.
+    position (``show 101#5``), the move number shown, else None.  ``unreachable``: the
+    players whose mail bounces.
     """
 
     number: int
@@ -93,6 +105,7 @@ class GameView:
     ratings: tuple[RatingChange, ...] = ()
     ply: int | None = None
     challenger: str | None = None
+    unreachable: tuple[Unreachable, ...] = ()
 
 
 def to_move(game: GameView, board: Board) -> str | None:

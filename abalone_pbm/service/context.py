@@ -14,7 +14,7 @@ from ..db import repository
 from ..db.models import User
 from ..mail.compose import ComposedMail, compose_mail
 from ..protocol.masking import hide_passwords, hide_passwords_in_html, mask_passwords
-from . import rates
+from . import bounce_scores, rates
 
 log = logging.getLogger(__name__)
 
@@ -86,6 +86,9 @@ class MailContext:
     #: password stands: protocol.masking): taken out of everything the mail causes the
     #: server to write, whatever quotes it (an error, a comment, a summary).
     secrets: set[str] = field(default_factory=set)
+    #: A command of this mail ran without error: the addresses it came from no longer
+    #: count as bouncing (``service.bounces.clear_after_command``).
+    valid_command: bool = False
 
     def masked(self, text: str) -> str:
         """``text`` from this mail (a comment, a chat line) fit to show and keep:
@@ -163,6 +166,10 @@ class MailContext:
         one mail.
         """
         self.write_kept()
+        if self.valid_command:
+            bounce_scores.clear_after_command(self.session, (self.envelope_sender, self.sender))
+        # An address whose mail bounces gets nothing (DESIGN §2.8).
+        suppressed = bounce_scores.suppressed_among(self.session, (m.to for m in self.outgoing))
         answering = self.message_id
         references = [*self.references, answering] if answering else list(self.references)
         sender = rates.normalise_address(self.sender)
@@ -178,6 +185,9 @@ class MailContext:
         composed: list[ComposedMail] = []
         for mail in self.outgoing:
             self._hide_secrets(mail, to_writer=id(mail) in answers)
+            if mail.to.strip().lower() in suppressed:
+                log.info("mail to %s not sent: its mail bounces", mail.to)
+                continue
             if id(mail) in answers:
                 target = rates.normalise_address(mail.to)
                 if not rates.answer_room(self.session, self.settings, target,

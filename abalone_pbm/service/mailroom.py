@@ -168,6 +168,7 @@ def _run(ctx: MailContext, action: Callable[[], None], *, quote: bool,
     try:
         action()
         savepoint.commit()
+        ctx.valid_command = True
         return None
     except CommandError as error:
         savepoint.rollback()

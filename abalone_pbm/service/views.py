@@ -17,6 +17,7 @@ from ..render import html_pages
 from ..render.board_html import MoveMarks, move_marks
 from ..render.views import is_over
 from ..rules import Board, MoveError
+from .bounces import unreachable_players
 from .context import MailContext
 from .games import GameOptions, options_mapping, recent_moves, winners_of
 from .queries import observers_of, proposal_votes
@@ -90,6 +91,10 @@ def game_view(
         ),
         ply=ply,
         challenger=game.challenger,
+        unreachable=tuple(
+            render.Unreachable(p.userid, when(p.since),
+                               when(p.forfeit_at) if p.forfeit_at else None)
+            for p in unreachable_players(ctx.session, game)) if ply is None else (),
     )
 
 
