@@ -58,7 +58,7 @@ from .dkim import DkimSigner, load_key
 if TYPE_CHECKING:  # pragma: no cover
     from ..db.session import Database
 
-__all__ = ["Sender", "Outcome", "LEASE", "mail_kind"]
+__all__ = ["Sender", "Outcome", "LEASE", "mail_kind", "probe_relay", "RelayProblem"]
 
 log = logging.getLogger(__name__)
 
@@ -235,19 +235,19 @@ def open_relay(access: RelayAccess, timeout: float,
     target = access.target
     client: smtplib.SMTP
     how: list[str] = []
+    # Given the host, the constructor connects (and closes again on failure); it also
+    # keeps the host as the name the certificate must match, for STARTTLS too.
     try:
         if target.implicit_tls:
-            client = smtplib.SMTP_SSL(timeout=timeout, local_hostname=access.local_hostname,
+            client = smtplib.SMTP_SSL(target.host, target.port, timeout=timeout,
+                                      local_hostname=access.local_hostname,
                                       context=access.tls_context())
         else:
-            client = smtplib.SMTP(timeout=timeout, local_hostname=access.local_hostname)
+            client = smtplib.SMTP(target.host, target.port, timeout=timeout,
+                                  local_hostname=access.local_hostname)
     except ssl.SSLError as error:
-        raise RelayProblem(f"relay {access.name}: TLS unusable: {_describe(error)}") from None
+        raise _tls_problem(access, error) from None
     try:
-        try:
-            client.connect(target.host, target.port)
-        except ssl.SSLError as error:
-            raise _tls_problem(access, error) from None
         client.ehlo_or_helo_if_needed()
         encrypted = target.implicit_tls
         if target.implicit_tls:
@@ -282,6 +282,23 @@ def open_relay(access: RelayAccess, timeout: float,
     return client, ", ".join(how)
 
 
+def probe_relay(settings: Settings, timeout: float = 10.0) -> tuple[bool, str]:
+    """Connect to the settings' relay as the sender does (TLS, login), send nothing,
+    say goodbye: (healthy, how it is reached or what is wrong), for ``status``."""
+    access = RelayAccess.of(settings)
+    try:
+        client, how = open_relay(access, timeout)
+    except RelayProblem as problem:
+        return False, str(problem)
+    except (OSError, smtplib.SMTPException) as error:
+        return False, f"relay {access.name}: {_describe(error)}"
+    try:
+        client.quit()
+    except (OSError, smtplib.SMTPException):
+        client.close()
+    return True, f"{access.target} answering ({how})"
+
+
 def _tls_problem(access: RelayAccess, error: ssl.SSLError) -> RelayProblem:
     if isinstance(error, ssl.SSLCertVerificationError):
         reason = error.verify_message or error.reason or str(error)
@@ -301,8 +318,19 @@ def _log_in(client: smtplib.SMTP, access: RelayAccess, encrypted: bool) -> None:
         raise RelayProblem(f"relay {access.name} offers no AUTH, but "
                            f"ABALONE_PBM_RELAY_USER is {user!r}")
     password = access.read_password()
+    # One mechanism, PLAIN if offered, else LOGIN (smtplib's ``login`` would try the
+    # next after a refusal, and a refused password is no better in another encoding).
+    offered = (client.esmtp_features.get("auth") or "").upper().split()
+    mechanism = "PLAIN" if "PLAIN" in offered else "LOGIN" if "LOGIN" in offered else None
+    if mechanism is None:
+        raise RelayProblem(f"relay {access.name} offers AUTH {' '.join(offered)[:80]}, "
+                           "neither PLAIN nor LOGIN")
+    client.user, client.password = user, password
     try:
-        client.login(user, password)
+        if mechanism == "PLAIN":
+            client.auth("PLAIN", client.auth_plain)
+        else:
+            client.auth("LOGIN", client.auth_login, initial_response_ok=False)
     except smtplib.SMTPAuthenticationError as error:
         text = error.smtp_error.decode("utf-8", "replace") \
             if isinstance(error.smtp_error, bytes) else str(error.smtp_error)
