@@ -229,7 +229,7 @@ def _waiting_in_turn(session: Session, exclude: Iterable[int]) -> list[_Waiting]
     mails: dict[int, _Waiting] = {}
     for mail_id, sender, board in window:
         lanes: tuple[tuple[str, object], ...] = (("sender", sender),)
-        if board is not None and False:
+        if board is not None:
             lanes += (("board", board),)
         mails[mail_id] = _Waiting(mail_id, sender, lanes)
         for lane in lanes:
