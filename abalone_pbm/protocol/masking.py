@@ -187,7 +187,10 @@ def _secret_positions(spec: CommandSpec, args: Sequence[str]) -> list[int]:
 
 def _is_move_word(word: str) -> bool:
     """A word written like a move, also a wrong one (c3c5, c3-c5d4, c3-c5,d4#7)."""
-    return bool(re.fullmatch(r"[a-i]\d[-,]?(?:[a-i]\d)?[-,]?(?:[a-i]\d)?(?:#\d*)?", word.lower()))
+    return bool(_MOVE_WORD_RE.fullmatch(word.lower()))
+
+
+_MOVE_WORD_RE = re.compile(r"[a-i]\d[-,]?(?:[a-i]\d)?[-,]?(?:[a-i]\d)?(?:#\d*)?")
 
 
 def _is_placeholder(word: str) -> bool:
@@ -447,11 +450,20 @@ def _word_after_userid(spec: CommandSpec | None, args: Sequence[str],
         # repeated without blanks), and a command word begins the next command.
         return None
     if (_takes_userids(spec) and is_valid_userid(word) and not repeated
-            and (is_userid is None or is_userid(word))):
-        return None  # another userid ("games fred wilma"), or nobody can tell
+            and (is_userid is None or is_userid(word) or not password_shaped(word))):
+        # Another userid ("games fred wilma"), or nobody can tell, or a name that is
+        # none: the answer names it ("there is no user ghost"); a password-shaped word
+        # that names nobody ("games fred Secret1") is read as a password.
+        return None
     return index + 1
 
 
+#: A command with a password that begins with each such first word (any one of them).
+COMMANDS_BY_FIRST_WORD = {
+    key[0] if key[0] != GAME_WORD else key[1]: spec
+    for key, spec in sorted(COMMAND_WORDS.items()) if spec.secret}
+#: The most words a command's words are (before its arguments).
+_LONGEST_COMMAND = max(len(key) for key in COMMAND_WORDS)
 #: First words of the commands that have a password.
 _SECRET_FIRST_WORDS = frozenset(
     key[0] if key[0] != GAME_WORD else key[1] for key, spec in COMMAND_WORDS.items()
@@ -608,14 +620,15 @@ def _soft_joined(lines: Sequence[str]) -> tuple[list[str], list[list[Place]]] | 
 def _find_spans(lines: Sequence[str], is_userid: UseridCheck) -> tuple[list[Span], set[str]]:
     """Where the passwords of ``lines`` stand, and the passwords that a soft line break
     cut in two (found whole in the reading that runs such lines together)."""
-    found = _find_plain_spans(lines, is_userid)
+    budget = [_EXACT_LINES]
+    found = _find_plain_spans(lines, is_userid, budget)
     whole: set[str] = set()
     soft = _soft_joined(lines)
     if soft is not None:
         texts, places = soft
         # Both readings count: a line ending in "=" may be prose, or a command of its
         # own ("signup fred pw =") that the run-on reading no longer sees.
-        for row, a, b in _find_plain_spans(texts, is_userid):
+        for row, a, b in _find_plain_spans(texts, is_userid, budget, run_on=True):
             whole.add(texts[row][a:b])
             pieces: dict[int, list[int]] = {}
             for line_row, column in places[row][a:b]:
@@ -625,17 +638,19 @@ def _find_spans(lines: Sequence[str], is_userid: UseridCheck) -> tuple[list[Span
     return found, whole
 
 
-def _find_plain_spans(lines: Sequence[str], is_userid: UseridCheck) -> list[Span]:
-    found = _find_spans_in(lines, is_userid, fine_too=True)
+def _find_plain_spans(lines: Sequence[str], is_userid: UseridCheck,
+                      budget: list[int], run_on: bool = False) -> list[Span]:
+    found = _find_spans_in(lines, is_userid, budget, fine_too=True, run_on=run_on)
     if _JOINING_RE.search("\n".join(lines)):  # (no line feed is one of them)
         texts, places = _joined(lines)
         found += [(row, places[row][a], places[row][b - 1] + 1)
-                  for row, a, b in _find_spans_in(texts, is_userid, fine_too=False)]
+                  for row, a, b in _find_spans_in(texts, is_userid, budget, fine_too=False,
+                                                  run_on=run_on)]
     return found
 
 
-def _find_spans_in(lines: Sequence[str], is_userid: UseridCheck,
-                   fine_too: bool) -> list[Span]:
+def _find_spans_in(lines: Sequence[str], is_userid: UseridCheck, budget: list[int],
+                   fine_too: bool, run_on: bool) -> list[Span]:
     found: list[Span] = []
     for fine in (False, True) if fine_too else (False,):
         analysed = _Analysed(lines, fine)
@@ -649,12 +664,16 @@ def _find_spans_in(lines: Sequence[str], is_userid: UseridCheck,
             window = tuple(lines[index:index + 1 + _CONTINUATION_LINES])
             relative = seen.get(window)
             if relative is None and is_userid is None:
-                relative = _KNOWN_WINDOWS.get((window, fine))
-            if relative is None:
-                relative = [(row - index, a, b)
-                            for row, a, b in _passwords_at(analysed, index, is_userid, lines, fine)]
+                relative = _KNOWN_WINDOWS.get((window, fine, run_on))
+            if relative is None and budget[0] <= 0:
+                # A mail of thousands of command lines: the rest are read the quick way.
+                relative = [(0, a, b) for _, a, b in _after_command_word(analysed[index])]
+            elif relative is None:
+                budget[0] -= 1
+                relative = [(row - index, a, b) for row, a, b in
+                            _passwords_at(analysed, index, is_userid, lines, fine, run_on)]
                 if is_userid is None and sum(map(len, window)) <= _CACHED_LINE * 2:
-                    _remember_window((window, fine), relative)
+                    _remember_window((window, fine, run_on), relative)
             seen[window] = relative
             found += [(index + row, a, b) for row, a, b in relative]
     return found
@@ -662,29 +681,144 @@ def _find_spans_in(lines: Sequence[str], is_userid: UseridCheck,
 
 #: Passwords found (relative spans) for windows of lines read without a userid check,
 #: across calls: the lines of the server's own mails come back quoted in every reply.
-_KNOWN_WINDOWS: dict[tuple[tuple[str, ...], bool], list[tuple[int, int, int]]] = {}
+_KNOWN_WINDOWS: dict[tuple[tuple[str, ...], bool, bool], list[tuple[int, int, int]]] = {}
 _KNOWN_WINDOWS_MOST = 4096
 
 
-def _remember_window(key: tuple[tuple[str, ...], bool],
+def _remember_window(key: tuple[tuple[str, ...], bool, bool],
                      relative: list[tuple[int, int, int]]) -> None:
     if len(_KNOWN_WINDOWS) >= _KNOWN_WINDOWS_MOST:
         _KNOWN_WINDOWS.pop(next(iter(_KNOWN_WINDOWS)))  # the oldest first
     _KNOWN_WINDOWS[key] = relative
 
 
+#: How many lines that begin with a command word one text has read exactly (rules
+#: 1-3, some 40 µs a line); after them, a line that begins with one has every word
+#: after the command word masked that is no word of the protocol, number, move,
+#: address or common English word: more than a password, never less, at a few µs a
+#: line (a mail of 256 KiB of "signup fred pwN" lines).
+_EXACT_LINES = 1000
+
+
+def _after_command_word(line: str) -> list[Span]:
+    """The quick reading of a line past _EXACT_LINES (see there)."""
+    spans: list[Span] = []
+    for found in list(_TOKEN_RE.finditer(line, _starts(line)[0]))[1:]:
+        word = found.group()
+        lowered = word.lower()
+        if not (lowered in _PROTOCOL_WORDS or lowered in NOT_USERIDS
+                or _BOARD_RE.fullmatch(word) or _is_placeholder(word)
+                or _ADDRESS_MARKS & set(word) or _MOVE_WORD_RE.fullmatch(lowered)):
+            spans.append((0, found.start(), found.end()))
+    return spans
+
+
 def _passwords_at(analysed: Sequence[str], index: int, is_userid: UseridCheck,
-                  lines: Sequence[str], fine: bool) -> list[Span]:
-    """The passwords of a command beginning on line ``index`` (in one reading)."""
+                  lines: Sequence[str], fine: bool, run_on: bool) -> list[Span]:
+    """The passwords of the commands beginning on line ``index`` (in one reading; the
+    reading that runs lines together at soft line breaks looks for the first only)."""
     if fine and all(_PLAIN_RE.fullmatch(lines[row])
                     and not _PUNCTUATION_WORD_RE.search(lines[row]) for row in
                     range(index, min(len(lines), index + 1 + _CONTINUATION_LINES))):
         return []  # nothing to split further: the first reading saw it all
-    for start in _starts(analysed[index]):
-        spans = _line_passwords(analysed, index, start, is_userid, lines, fine)
-        if spans:
-            return spans
-    return []
+    line = analysed[index]
+    starts = _starts(line)
+    # A second command on the line ("signup fred pw1 signoff fred pw2") begins at a
+    # first word of a command with a password; each is read up to the next one.
+    begins = [] if run_on else _later_commands(line, starts[0])
+    found: list[Span] = []
+    for start in starts:
+        found = _line_passwords(analysed, index, start, is_userid, lines, fine)
+        if found:
+            break
+    if not run_on:  # (words run together at a soft line break are no words)
+        found += _shaped_passwords(line[:begins[0]] if begins else line, index, starts[0],
+                                   after=min((a for row, a, _ in found if row == index),
+                                             default=0))
+    for begin, end in zip(begins, [*begins[1:], len(line)]):
+        spans = _line_passwords([line[begin:end]], 0, 0, is_userid,
+                                [lines[index][begin:end]], fine)
+        spans += _shaped_passwords(line[begin:end], 0, 0,
+                                   after=min((a for _, a, _ in spans), default=0))
+        found += [(index, begin + a, begin + b) for _, a, b in spans]
+    return found
+
+
+def _later_commands(line: str, start: int) -> list[int]:
+    """Where commands with a password begin on a command line after its first word."""
+    if _recognise(_first_lowered(line, start)) is None:
+        return []
+    begins: list[int] = []
+    after_game_word = False
+    for found in _TOKEN_RE.finditer(line, start):
+        word = found.group().lower()
+        if (found.start() > start and word in _SECRET_FIRST_WORDS and not after_game_word
+                and _secret_command_at(line, found.start(), userid_next=True)):
+            begins.append(found.start())
+        after_game_word = word == GAME_WORD
+    return begins
+
+
+def password_shaped(word: str) -> bool:
+    """Whether ``word`` is written as passwords are and names are not: a capital after a
+    small letter or a digit ("FredPw77", "secretPW"), or capitals and digits together
+    ("Secret1", "PW2024"); never a number, a board, a move, an address or a
+    placeholder."""
+    bare = word.rstrip("=")  # (a soft line break's mark)
+    if (not _SHAPED_RE.search(bare) or _BOARD_RE.fullmatch(bare) or _is_placeholder(bare)
+            or _ADDRESS_MARKS & set(bare) or _is_move_word(bare) or looks_like_move(bare)
+            or bare.lower().split("#")[0] in _PROTOCOL_WORDS or _CELLS_RE.fullmatch(bare)):
+        return False
+    return True
+
+
+_SHAPED_RE = re.compile(r"[a-z0-9][A-Z]|[A-Z].*\d|\d.*[A-Z]")
+#: Cells and move marks only, a wrong move too ("A1B2C3-D4#9").
+_CELLS_RE = re.compile(r"(?:[a-z]\d{1,2}[-,]?)+(?:#\d*)?", re.IGNORECASE)
+
+
+def _first_lowered(line: str, start: int) -> list[str]:
+    """The first words from ``start`` (as many as a command's words), lower case."""
+    return [found.group().lower() for _, found in
+            zip(range(_LONGEST_COMMAND + 1), _TOKEN_RE.finditer(line, start))]
+
+
+def _secret_command_at(line: str, start: int, *, userid_next: bool = False) -> bool:
+    """Whether the words from ``start`` begin a command that has a password; with
+    ``userid_next``, also followed by a userid (after a board number, if any), as a
+    command written after another on its line is (not a list of command words)."""
+    lowered = [found.group().lower() for _, found in
+               zip(range(_LONGEST_COMMAND + 3), _TOKEN_RE.finditer(line, start))]
+    found = _recognise(lowered)
+    if found is None or not found[0].secret:
+        return False
+    if not userid_next:
+        return True
+    args = lowered[found[1]:]
+    if args and _BOARD_RE.fullmatch(args[0]):
+        args = args[1:]
+    return bool(args) and is_valid_userid(args[0]) and not (
+        args[0] in _PROTOCOL_WORDS or args[0] in NOT_USERIDS)
+
+
+def _shaped_passwords(line: str, index: int, start: int, after: int) -> list[Span]:
+    """The password-shaped words (see password_shaped) after the words of a command
+    with a password, and after column ``after`` (where the rule of its positions put
+    its first password: the userid before it is no password): a misspelt or
+    incomplete command ("signoff FredPw77", "signup fr ed Secret99", "change passwd
+    fred OldPw1 NewPw2") does not show a password its positions cannot place."""
+    tokens = [(found.start(), found.end()) for found in _TOKEN_RE.finditer(line, start)]
+    lowered = [line[a:b].lower() for a, b in tokens[:_LONGEST_COMMAND + 1]]
+    first = _recognise(lowered)
+    if (first is None and lowered[:1] != [] and lowered[0] in _SECRET_FIRST_WORDS
+            and len(lowered) > 1 and lowered[0] != GAME_WORD):
+        first = COMMANDS_BY_FIRST_WORD[lowered[0]], 1  # "change passwd fred Old New"
+    if first is None or _OWN_SUBJECT_RE.fullmatch(line[start:].strip().lower()):
+        return []  # not a command line, or the Subject of one of the server's mails
+    if not first[0].secret:
+        return []
+    return [(index, a, b) for a, b in tokens[first[1]:]
+            if a >= after and password_shaped(line[a:b])]
 
 
 def _starts(analysed: str) -> list[int]:
