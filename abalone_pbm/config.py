@@ -13,6 +13,9 @@
 | ABALONE_PBM_DKIM_KEY_FILE       | unset (mail is not DKIM-signed)        |
 | ABALONE_PBM_MAX_MESSAGE_BYTES   | 262144                                 |
 | ABALONE_PBM_POLICY_LISTEN       | off (host:port: Postfix policy service) |
+| ABALONE_PBM_HTTP_LISTEN         | off (host:port: one-click unsubscribe)  |
+| ABALONE_PBM_PUBLIC_URL          | unset (https base of the HTTP listener) |
+| ABALONE_PBM_SECRET              | unset (one kept in the database)        |
 
 The limits that keep the server from being a tool against others (DESIGN §2.6; the
 README's "Security" section explains them) are settings too, e.g.
@@ -90,6 +93,22 @@ class Settings:
     policy_max_connections: int = 300
     policy_max_connections_per_client: int = 220
     policy_idle_timeout: float = 330.0
+    #: host:port of the HTTP listener answering one-click unsubscribe (RFC 8058) behind
+    #: the admin's HTTPS reverse proxy; None: not started.
+    http_listen: str | None = None
+    #: The public https base URL the reverse proxy serves the HTTP listener at
+    #: (``https://pbm.example.org/abalone``); unset: mails offer the unsubscribe
+    #: address only, without List-Unsubscribe-Post.
+    public_url: str = ""
+    #: Connections the HTTP listener holds at once, in all and from one client, and
+    #: seconds it gives a client for its whole request.
+    http_max_connections: int = 64
+    http_max_connections_per_client: int = 16
+    http_request_timeout: float = 10.0
+    #: The key of unsubscribe tokens and thread ids (any long random text, the same for
+    #: every serve process of one database); empty: one is made once and kept in the
+    #: database's ``counters`` table.
+    secret: str = ""
     #: Seconds over which refused connections are counted, then logged in one line
     #: per client (not one line per connection).
     refused_log_interval: float = 60.0
@@ -273,7 +292,7 @@ def _convert(name: str, raw: Any, default: Any) -> Any:
         return float(raw)
     if name == "relay":
         return str(raw) or None
-    if name == "policy_listen":
+    if name in ("policy_listen", "http_listen"):
         text = str(raw).strip()
         return None if text.lower() in _FALSE else text
     return str(raw)
@@ -380,6 +399,20 @@ def _check(settings: Settings) -> None:
                 f"{PREFIX}POLICY_LISTEN must be host:port, e.g. 127.0.0.1:8026, or off, "
                 f"not {settings.policy_listen!r}"
             )
+    if settings.http_listen is not None:
+        host, colon, port = settings.http_listen.rpartition(":")
+        if not colon or not host or not port.isdigit() or not 0 <= int(port) <= 65535:
+            raise ValueError(
+                f"{PREFIX}HTTP_LISTEN must be host:port, e.g. 127.0.0.1:8027, or off, "
+                f"not {settings.http_listen!r}"
+            )
+    if settings.public_url and not settings.public_url.startswith("https://"):
+        raise ValueError(
+            f"{PREFIX}PUBLIC_URL must be an https:// address (RFC 8058 one-click "
+            f"unsubscribe needs HTTPS), not {settings.public_url!r}"
+        )
+    if settings.secret and len(settings.secret) < 16:
+        raise ValueError(f"{PREFIX}SECRET must be at least 16 characters of random text")
     for name in ("bounce_threshold", "bounce_stale_days"):
         if getattr(settings, name) < 1:
             raise ValueError(f"{PREFIX}{name.upper()} must be at least 1")
@@ -394,11 +427,12 @@ def _check(settings: Settings) -> None:
     if not 0 < settings.robot_sweep_seconds:
         raise ValueError(f"{PREFIX}ROBOT_SWEEP_SECONDS must be a positive number of seconds")
     for name in ("smtp_max_sessions", "smtp_max_sessions_per_client",
-                 "policy_max_connections", "policy_max_connections_per_client"):
+                 "policy_max_connections", "policy_max_connections_per_client",
+                 "http_max_connections", "http_max_connections_per_client"):
         if getattr(settings, name) < 1:
             raise ValueError(f"{PREFIX}{name.upper()} must be at least 1")
     for name in ("smtp_idle_timeout", "smtp_data_timeout", "policy_idle_timeout",
-                 "refused_log_interval"):
+                 "refused_log_interval", "http_request_timeout"):
         if not 0 < getattr(settings, name):
             raise ValueError(f"{PREFIX}{name.upper()} must be a positive number of seconds")
     if settings.max_message_bytes < 1:

@@ -39,6 +39,8 @@ from .mail.listener import IntakeController, make_accepts, start_listener, stop_
 from .mail.policy import PolicyServer, start_policy_server
 from .service.bounces import make_bounce_check
 from .mail.sender import Sender
+from .service.server_key import ensure_server_key
+from .web import UnsubscribeServer, start_http_listener
 from .worker import Handle, PasswordHook, Worker, group_most_for
 from .worker_process import WorkerProcess
 
@@ -190,6 +192,8 @@ class Server:
             )
         self.listener: IntakeController | None = None
         self.policy: PolicyServer | None = None
+        #: The one-click unsubscribe listener (``web``), when ``http_listen`` is set.
+        self.http: UnsubscribeServer | None = None
         self.threads: list[threading.Thread] = []
         self._sender_thread: threading.Thread | None = None
 
@@ -199,6 +203,8 @@ class Server:
         """Bind the listeners (``ListenError`` when one cannot), then start the threads."""
         self.stop_event.clear()
         self.sender_stop.clear()
+        # The key of unsubscribe tokens and thread ids, committed before any reader.
+        ensure_server_key(self.database, self.settings)
         try:
             self.listener = start_listener(
                 self.settings,
@@ -218,6 +224,13 @@ class Server:
                 raise _bind_failure(
                     error, self.settings.policy_listen, "ABALONE_PBM_POLICY_LISTEN"
                 ) from None
+        if self.settings.http_listen is not None:
+            try:
+                self.http = start_http_listener(self.settings, self.database)
+            except OSError as error:
+                self._stop_listeners()
+                raise _bind_failure(
+                    error, self.settings.http_listen, "ABALONE_PBM_HTTP_LISTEN") from None
         if self.linked is not None:
             try:
                 self.linked.start()
@@ -260,6 +273,9 @@ class Server:
         if self.policy is not None:
             self.policy.stop()
             self.policy = None
+        if self.http is not None:
+            self.http.stop()
+            self.http = None
 
     def run(self, stop_event: threading.Event | None = None) -> None:
         """Start, wait for ``stop_event`` (or ``self.stop_event``), stop."""
@@ -338,6 +354,10 @@ class Server:
             policy_host, policy_port = self.policy.host_port
             print(f"abalone-pbm: answering Postfix recipient checks (policy service) on "
                   f"{policy_host}:{policy_port}", file=out)
+        if self.http is not None:
+            http_host, http_port = self.http.host_port
+            print(f"abalone-pbm: answering one-click unsubscribe (HTTP) on "
+                  f"{http_host}:{http_port}", file=out)
         print(f"abalone-pbm: database {self.database.describe()}", file=out)
         if self.linked is not None:
             print(f"abalone-pbm: mail is processed by the worker process {self.linked.pid}",

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 import secrets
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from email import quoprimime
@@ -23,10 +24,12 @@ from email.utils import format_datetime, getaddresses
 from .verp import bounce_address
 
 __all__ = ["compose", "compose_mail", "ComposedMail", "new_message_id", "one_address",
-           "MAX_LINE"]
+           "MAX_LINE", "OUTBOX_POLICY"]
 
 #: Longest line RFC 5322 allows (without CRLF); a longer body line forces quoted-printable.
 MAX_LINE = 998
+#: A List-Unsubscribe URI: mailto or https, printable ASCII without blanks or brackets.
+_URI = re.compile(r"(?:mailto:|https://)[!#-;=?-~]{1,900}")
 
 
 def new_message_id(domain: str) -> str:
@@ -104,6 +107,7 @@ def compose(
     date: datetime,
     message_id: str | None = None,
     html: str | None = None,
+    list_unsubscribe: Sequence[str] = (),
 ) -> EmailMessage:
     """One UTF-8 mail from the server to exactly one recipient: text/plain, or with
     ``html`` multipart/alternative of the text and that HTML page.
@@ -112,12 +116,18 @@ def compose(
     References chain (the answered Message-ID is appended to it when missing).
     ``loop_token`` goes into ``X-Loop`` (the server address), ``auto_submitted`` into
     ``Auto-Submitted`` (``auto-replied`` for answers, ``auto-generated`` for reminders).
+    ``list_unsubscribe``: the URIs of a subscribed mail's ``List-Unsubscribe`` (RFC
+    2369); an ``https:`` one among them makes it one-click (``List-Unsubscribe-Post``,
+    RFC 8058). Serialise with ``OUTBOX_POLICY``, which writes that header as it is.
     """
     headers = _headers(sender, to, subject, reply_to, in_reply_to, references,
-                       auto_submitted, loop_token, date, message_id)
-    message = EmailMessage(policy=default_policy)
+                       auto_submitted, loop_token, date, message_id, list_unsubscribe)
+    message = EmailMessage(policy=_COMPOSE_POLICY)
     for name, value in headers:
-        message[name] = value
+        if name in _RAW_HEADERS:
+            message.set_raw(name, value)
+        else:
+            message[name] = value
     text = _body_text(body)
     message.set_content(text, subtype="plain", charset="utf-8", cte=_transfer_encoding(text))
     if html is not None:
@@ -168,13 +178,25 @@ def _plain_header(name: str, value: str) -> bool:
 _SMTP_POLICY = smtp_policy
 
 
+#: Headers written as composed, folded where ``_headers`` folded them: the email
+#: package would turn a URI longer than a line into encoded words, which no mail
+#: program reads as a URI (RFC 2369 allows folding between the URIs only).
+_RAW_HEADERS = frozenset({"List-Unsubscribe"})
+#: The policies the outbox's bytes are written with: the SMTP policies, except that a
+#: header set as it is (``_RAW_HEADERS``) is not refolded (the others are header
+#: objects, folded the same either way).
+OUTBOX_POLICY = smtp_policy.clone(refold_source="none")
+_COMPOSE_POLICY = default_policy.clone(refold_source="none")
+_OUTBOX_UTF8_POLICY = smtputf8_policy.clone(refold_source="none")
+
+
 def _header_text(name: str, value: str) -> str | None:
     """``name: value`` as the email package writes it (lines joined by ``\\n``): as it
     is when plain, folded by the package's own folding otherwise (a reply's long
     References chain, a Subject with an accent: one header folded costs a few tens of
     microseconds, the whole mail through the package a millisecond or two); None for
     an address header that is not plain (written through the package)."""
-    if _plain_header(name, value):
+    if _plain_header(name, value) or name in _RAW_HEADERS:
         return f"{name}: {value}"
     if name in _ADDRESS_HEADERS:
         return None
@@ -196,14 +218,15 @@ def compose_mail(
     date: datetime,
     message_id: str | None = None,
     html: str | None = None,
+    list_unsubscribe: Sequence[str] = (),
 ) -> ComposedMail:
     """``compose`` as the bytes the outbox stores, built directly when every header is
     plain ASCII that needs no encoding or folding (board mails, the common case), else
     through the email package. Either way the bytes are those ``compose(...)``
-    serialised with the SMTP policy would give (a test holds the two paths equal).
+    serialised with ``OUTBOX_POLICY`` would give (a test holds the two paths equal).
     """
     headers = _headers(sender, to, subject, reply_to, in_reply_to, references,
-                       auto_submitted, loop_token, date, message_id)
+                       auto_submitted, loop_token, date, message_id, list_unsubscribe)
     # Each mail's envelope sender is a bounce address of its own (``mail.verp``): a
     # delivery report then names the mail it is about without being parsed.
     envelope_sender, recipient = bounce_address(one_address(sender)), one_address(to)
@@ -248,10 +271,10 @@ def compose_mail(
     message = compose(sender=sender, to=to, subject=subject, body=body, reply_to=reply_to,
                       in_reply_to=in_reply_to, references=references,
                       auto_submitted=auto_submitted, loop_token=loop_token, date=date,
-                      message_id=found_id, html=html)
+                      message_id=found_id, html=html, list_unsubscribe=list_unsubscribe)
     # An internationalised address can only be written in UTF-8 (RFC 6532); such a
     # mail goes out with SMTPUTF8, everything else stays 7-bit clean.
-    policy = smtp_policy if recipient.isascii() else smtputf8_policy
+    policy = OUTBOX_POLICY if recipient.isascii() else _OUTBOX_UTF8_POLICY
     return ComposedMail(found_id, envelope_sender, recipient, message.as_bytes(policy=policy))
 
 
@@ -274,6 +297,7 @@ def _headers(
     loop_token: str,
     date: datetime,
     message_id: str | None,
+    list_unsubscribe: Sequence[str] = (),
 ) -> list[tuple[str, str]]:
     """The headers of a server mail, in order, as (name, value) before encoding."""
     one_address(sender)
@@ -293,6 +317,14 @@ def _headers(
             chain.append(answered)
     if chain:
         headers.append(("References", " ".join(_one_line(ref) for ref in chain)))
+    uris = [_one_line(uri) for uri in list_unsubscribe if uri.strip()]
+    if uris:
+        if any(not _URI.fullmatch(uri) for uri in uris):
+            raise ValueError(f"not a List-Unsubscribe URI: {uris!r}")
+        # One URI a line (a URI is never folded); one-click when one is https (RFC 8058).
+        headers.append(("List-Unsubscribe", ",\n ".join(f"<{uri}>" for uri in uris)))
+        if any(uri.startswith("https://") for uri in uris):
+            headers.append(("List-Unsubscribe-Post", "List-Unsubscribe=One-Click"))
     headers.append(("Auto-Submitted", _one_line(auto_submitted) or "auto-replied"))
     # Exchange and Outlook send no out-of-office or other automatic answer to a mail
     # that carries this (the others keep to Auto-Submitted, RFC 3834).

@@ -72,6 +72,10 @@ _OUT_OF_RESOURCES = {errno.EMFILE, errno.ENFILE, errno.ENOBUFS, errno.ENOMEM}
 
 #: ``token_is_valid(board, token)``: whether a reply token belongs to that board.
 TokenCheck = Callable[[int, str], bool]
+#: ``unsubscribe_is_valid(token)``: whether an unsubscribe address's token is genuine.
+UnsubscribeCheck = Callable[[str], bool]
+#: The plus-address tag of unsubscribe addresses (``service.unsubscribe.TAG``).
+UNSUBSCRIBE_TAG = "unsub."
 
 
 def _bare(address: str) -> str:
@@ -79,7 +83,8 @@ def _bare(address: str) -> str:
 
 
 def recipient_action(
-    settings: Settings, recipient: str, size: int, token_is_valid: TokenCheck
+    settings: Settings, recipient: str, size: int, token_is_valid: TokenCheck,
+    unsubscribe_is_valid: UnsubscribeCheck = lambda token: False,
 ) -> str:
     """The access(5) action for one recipient of a mail of ``size`` bytes (0: unknown).
 
@@ -99,6 +104,11 @@ def recipient_action(
                 f"{settings.max_message_bytes} bytes")
     if local == our_local:
         return DUNNO
+    if local.startswith(our_local + "+" + UNSUBSCRIBE_TAG):
+        # An unsubscribe address: its token is signed (service.unsubscribe).
+        if unsubscribe_is_valid(local[len(our_local) + 1 + len(UNSUBSCRIBE_TAG):]):
+            return DUNNO
+        return "550 5.1.1 Not a valid unsubscribe address of this game server"
     found = parse_reply_address(local, settings.address_local)
     if found is None:
         return "550 5.1.1 Not a valid reply address of this game server"
@@ -126,6 +136,18 @@ def make_token_check(database: Database) -> TokenCheck:
     return token_is_valid
 
 
+def make_unsubscribe_check(settings: Settings, database: Database) -> UnsubscribeCheck:
+    """An unsubscribe token check: its signature, under the server's key, over what it
+    names (one short read transaction: the user's row, and the key once)."""
+    from ..service.unsubscribe import token_user
+
+    def unsubscribe_is_valid(token: str) -> bool:
+        with database.read() as session:
+            return token_user(session, settings, token) is not None
+
+    return unsubscribe_is_valid
+
+
 def parse_request(lines: list[bytes]) -> dict[str, str]:
     """The attributes of one request (``name=value`` lines; a bad line is skipped)."""
     attributes: dict[str, str] = {}
@@ -136,7 +158,8 @@ def parse_request(lines: list[bytes]) -> dict[str, str]:
     return attributes
 
 
-def answer(settings: Settings, attributes: dict[str, str], token_is_valid: TokenCheck) -> str:
+def answer(settings: Settings, attributes: dict[str, str], token_is_valid: TokenCheck,
+           unsubscribe_is_valid: UnsubscribeCheck = lambda token: False) -> str:
     """The action for one request; a fault in the check is answered with a 4xx."""
     recipient = attributes.get("recipient", "")
     if not recipient:  # another protocol stage, or a null recipient: not ours to judge
@@ -144,7 +167,8 @@ def answer(settings: Settings, attributes: dict[str, str], token_is_valid: Token
     size_text = attributes.get("size", "0")
     size = int(size_text) if size_text.isdigit() else 0
     try:
-        action = recipient_action(settings, recipient, size, token_is_valid)
+        action = recipient_action(settings, recipient, size, token_is_valid,
+                                  unsubscribe_is_valid)
     except Exception:
         log.exception("policy: could not check recipient %r", recipient)
         return TEMPFAIL
@@ -177,7 +201,8 @@ class _PolicyHandler(socketserver.BaseRequestHandler):
                     lines.append(line)
                     continue
                 action = answer(self.server.settings, parse_request(lines),
-                                self.server.token_is_valid)
+                                self.server.token_is_valid,
+                                self.server.unsubscribe_is_valid)
                 try:
                     connection.sendall(f"action={action}\n\n".encode())
                 except OSError:
@@ -222,9 +247,11 @@ class PolicyServer(socketserver.ThreadingTCPServer):
     request_queue_size = LISTEN_BACKLOG
 
     def __init__(self, settings: Settings, token_is_valid: TokenCheck,
-                 host: str, port: int, *, caps: ConnectionCaps | None = None) -> None:
+                 host: str, port: int, *, caps: ConnectionCaps | None = None,
+                 unsubscribe_is_valid: UnsubscribeCheck = lambda token: False) -> None:
         self.settings = settings
         self.token_is_valid = token_is_valid
+        self.unsubscribe_is_valid = unsubscribe_is_valid
         self.counter = ConnectionCounter(caps or listener_caps(settings, with_policy=True).policy)
         self.idle_timeout = settings.policy_idle_timeout
         self.refusals = RefusalLog("policy service", settings.refused_log_interval)
@@ -313,7 +340,8 @@ def start_policy_server(settings: Settings, database: Database) -> PolicyServer:
             wanted.per_client, needed_open_files(settings, with_policy=True),
         )
     server = PolicyServer(settings, make_token_check(database), host.strip("[]"), int(port),
-                          caps=caps.policy)
+                          caps=caps.policy,
+                          unsubscribe_is_valid=make_unsubscribe_check(settings, database))
     log.info("policy service: at most %d connections, %d per client; idle ones closed "
              "after %g s", caps.policy.total, caps.policy.per_client,
              settings.policy_idle_timeout)

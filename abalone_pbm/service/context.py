@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -14,7 +14,8 @@ from ..db import repository
 from ..db.models import User
 from ..mail.compose import ComposedMail, compose_mail
 from ..protocol.masking import hide_passwords, hide_passwords_in_html, mask_passwords
-from . import bounce_scores, rates
+from . import bounce_scores, rates, threads
+from .unsubscribe import Unsubscription, how_to_stop, list_unsubscribe, token_of
 
 log = logging.getLogger(__name__)
 
@@ -47,6 +48,12 @@ class Outgoing:
     html: str | None = None
     #: A request to confirm an address: the one mail an unconfirmed address may get.
     confirmation: bool = False
+    #: Subscribed mail: what its List-Unsubscribe token stops (``service.unsubscribe``);
+    #: None for transactional mail (a player's own boards, answers).
+    unsubscribe: Unsubscription | None = None
+    #: The board the mail is about, when its Subject does not name it the server's way
+    #: (``Abalone Board <n>``): its References lead to the board's first mail.
+    board: int | None = None
 
 
 @dataclass
@@ -137,9 +144,11 @@ class MailContext:
         skip: Iterable[str] = (),
         auto_submitted: str = "auto-replied",
         html: str | None = None,
+        unsubscribe: Callable[[User], Unsubscription] | None = None,
     ) -> set[str]:
         """One mail to every address of the users, each address once (none to those in
-        ``skip``; robots have no address); returns the addresses written to."""
+        ``skip``; robots have no address); returns the addresses written to.
+        ``unsubscribe``: what a user's mail lets them stop, for subscribed mail."""
         done = {a.lower() for a in skip}
         sent: set[str] = set()
         for user in users:
@@ -149,7 +158,8 @@ class MailContext:
                 done.add(entry.address)
                 sent.add(entry.address)
                 self.send(Outgoing(entry.address, subject, body,
-                                   auto_submitted=auto_submitted, html=html))
+                                   auto_submitted=auto_submitted, html=html,
+                                   unsubscribe=unsubscribe(user) if unsubscribe else None))
         return sent
 
     def reply_address(self, board: int, token: str) -> str:
@@ -183,6 +193,8 @@ class MailContext:
         # Who wants HTML, for every address with a picture to send, in one read.
         self._learn_formats([m.to for m in self.outgoing if m.html])
         composed: list[ComposedMail] = []
+        # Each board's thread: the first mail about it to an address opens it.
+        roots = threads.Roots(self.session, self.settings, self.outgoing)
         for mail in self.outgoing:
             self._hide_secrets(mail, to_writer=id(mail) in answers)
             if mail.to.strip().lower() in suppressed:
@@ -198,7 +210,7 @@ class MailContext:
             elif not mail.confirmation and mail.to.lower() not in consented:
                 log.warning("mail to %s not sent: not a confirmed address", mail.to)
                 continue
-            composed.append(self._compose(mail, answering, references))
+            composed.append(self._compose(mail, answering, references, roots))
         repository.enqueue_composed_many(self.session, composed, self.now,
                                          inbox_id=self.inbox_id)
         self.outgoing.clear()
@@ -234,22 +246,50 @@ class MailContext:
         return self._html_wanted[key]
 
     def _compose(
-        self, mail: Outgoing, answering: str | None, references: list[str]
+        self, mail: Outgoing, answering: str | None, references: list[str],
+        roots: threads.Roots,
     ) -> ComposedMail:
         # Only mail that answers the sender carries In-Reply-To; board mails to the
-        # other players are new threads for them.
+        # other players start no thread of their own but join their board's.
         is_answer = answering is not None and mail.to.lower() == self.sender.lower()
+        message_id, root = roots.place(mail)
+        chain = references if is_answer else []
+        if root is not None:
+            chain = [root, *chain]
+        body, html, uris = mail.body, mail.html, []
+        if mail.unsubscribe is not None:
+            token = token_of(self.session, self.settings, mail.unsubscribe)
+            uris = list_unsubscribe(self.settings, token)
+            body = body.rstrip("\n") + "\n" + how_to_stop(self.settings, token,
+                                                           mail.unsubscribe) + "\n"
+            if html:
+                html = _before_end_of_body(html, how_to_stop(
+                    self.settings, token, mail.unsubscribe, html=True))
         return compose_mail(
             # A display name, so that mail programs list the server as "Abalone".
             sender=f'"{DISPLAY_NAME}" <{self.settings.address}>',
             to=mail.to,
             subject=mail.subject,
-            body=mail.body,
+            body=body,
             reply_to=mail.reply_to,
             in_reply_to=answering if is_answer else None,
-            references=references if is_answer else None,
+            references=chain or None,
             auto_submitted=mail.auto_submitted,
             loop_token=self.settings.address,
             date=self.now,
-            html=mail.html if mail.html and self.wants_html(mail.to) else None,
+            message_id=message_id,
+            html=html if html and self.wants_html(mail.to) else None,
+            list_unsubscribe=uris,
         )
+
+
+def _before_end_of_body(html: str, addition: str) -> str:
+    """``addition`` placed at the end of an HTML page's content (before its closing
+    container and ``</body>``; at the end of a page without them)."""
+    end = html.rfind("</body>")
+    if end < 0:
+        return html + addition
+    container = html.rfind("</div>", 0, end)
+    if container >= 0 and not html[container + len("</div>"):end].strip():
+        end = container
+    return html[:end] + addition + "\n" + html[end:]

@@ -22,6 +22,7 @@ from ..db.session import Database
 from ..render.digest import DigestEntry, digest_mail
 from .context import MailContext, Outgoing
 from .games import load_board
+from .unsubscribe import Unsubscription
 from .views import game_view
 
 log = logging.getLogger(__name__)
@@ -91,7 +92,8 @@ def send_digest(session: Session, settings: Settings, now: datetime, user_id: in
     reply_to = entries[0].reply_address if len(entries) == 1 else None
     for entry in user.addresses:
         ctx.send(Outgoing(entry.address, subject, text, reply_to=reply_to,
-                          auto_submitted="auto-generated", html=html))
+                          auto_submitted="auto-generated", html=html,
+                          unsubscribe=Unsubscription("d", user.id, user.userid)))
     user.digest_sent_at = now
     ctx.flush()
     return len(entries)

@@ -25,7 +25,8 @@ from ..db import repository
 from ..db.models import InboxMail
 from ..mail import validation
 from ..mail.authresults import authenticated_by
-from . import mails, multiple, optin, rates
+from . import mails, multiple, optin, rates, unsubscribe
+from .way_out import answer_by_mail as unsubscribe_by_mail
 from .context import CommandError, MailContext
 from .mail_secrets import secrets_of_mail
 from .precheck import MailReading, read_mail
@@ -46,7 +47,11 @@ def process_mail(
     reading = read_mail(mail, message, settings)
     ctx = _context(session, mail, message, now, settings, reading)
     target = reading.target
-    if target is not None:
+    token = unsubscribe.requested_token(mail, message, settings)
+    if token is not None:
+        # Sent to an unsubscribe address: its token is the whole request.
+        unsubscribe_by_mail(ctx, token)
+    elif target is not None:
         _run(ctx, lambda: replies.board_reply(ctx, *target), quote=True)
     else:
         _handle_subject(ctx, reading)

@@ -18,6 +18,7 @@ from ..db import repository
 from ..db.models import Game, Seat, User
 from ..rules import Board
 from .context import MailContext, Outgoing
+from .unsubscribe import Unsubscription
 from .views import board_page, game_view, page_kind
 from .games import board_at, load_board, winners_of
 from .queries import (
@@ -97,10 +98,13 @@ def _player_mails(
                 continue
             subject, body = make(view, board, recipient=None)
             html = board_page(kind, subject, view, board, recipient=None, game=game)
+            # Subscribed mail: the observer may stop it without a password.
+            way_out = Unsubscription("o", user.id, user.userid, game.number)
             for address in user_addresses(user):
                 if address not in sent:
                     sent.add(address)
-                    ctx.send(Outgoing(address, subject, body, html=html))
+                    ctx.send(Outgoing(address, subject, body, html=html,
+                                      unsubscribe=way_out))
     return sent
 
 
@@ -122,7 +126,10 @@ def watcher_new_game_mails(
     view = replace(game_view(ctx, game), comment=comment)
     subject, body = render.new_game_mail(view, board, recipient=None)
     html = board_page("new_game", subject, view, board, recipient=None, game=game)
-    return ctx.send_to_users(watchers, subject, body, skip=sent, html=html)
+    # They watch because of "subscribe all": the way out stops that and this board.
+    return ctx.send_to_users(
+        watchers, subject, body, skip=sent, html=html,
+        unsubscribe=lambda user: Unsubscription("s", user.id, user.userid, game.number))
 
 
 def challenge_confirmation(
@@ -173,7 +180,8 @@ def game_over_mails(
     )
     subject, body = render.game_over_mail(view, board, recipient=None)
     html = board_page("game_over", subject, view, board, recipient=None, game=game)
-    ctx.send_to_users(list(followers), subject, body, skip=sent, html=html)
+    ctx.send_to_users(list(followers), subject, body, skip=sent, html=html,
+                      unsubscribe=lambda user: Unsubscription("n", user.id, user.userid))
 
 
 def show_mail(ctx: MailContext, game: Game, ply: int | None) -> Outgoing:

@@ -11,7 +11,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from datetime import timedelta
 
 from sqlalchemy import select
@@ -23,6 +23,7 @@ from ...render import chat_mail
 from .. import limits
 from ..context import CommandError, MailContext, Outgoing
 from ..counters import read_counter, touch_counter
+from ..unsubscribe import Unsubscription, broadcasts_refused
 from ..games import load_board, seat_of
 from ..mails import answer, text_answer
 from ..views import board_page, game_view, page_kind, when
@@ -52,10 +53,26 @@ def chat(ctx: MailContext, c: protocol.Chat) -> None:
         )
     subject, body = chat_mail(game.number, user.userid, text)
     people = [s.user for s in game.seats]
-    people += [u for u, results_only in observers_of(ctx, game) if not results_only]
+    watching = [u for u, results_only in observers_of(ctx, game) if not results_only]
+    people += watching
     # The others within the relay limits; the author gets the chat as the answer.
+    mark = len(ctx.outgoing)
     limits.relay_text(ctx, user, people, subject, body, board=game.number)
+    # An observer gets the chat because they watch the board: the board's way out.
+    _offer_way_out(ctx, mark, watching,
+                   lambda each: Unsubscription("o", each.id, each.userid, game.number))
     ctx.reply(subject, body)
+
+
+def _offer_way_out(ctx: MailContext, mark: int, users: Iterable[User],
+                   make: Callable[[User], Unsubscription]) -> None:
+    """Give the mails queued since ``mark`` to an address of ``users`` the way out
+    ``make`` names for its user (the relay of a text knows addresses only)."""
+    owners = {entry.address.lower(): user for user in users for entry in user.addresses}
+    for mail in ctx.outgoing[mark:]:
+        owner = owners.get(mail.to.lower())
+        if owner is not None:
+            mail.unsubscribe = make(owner)
 
 
 # ---------------------------------------------------------------- watching games
@@ -222,20 +239,23 @@ def broadcast(ctx: MailContext, c: protocol.Broadcast) -> None:
             f"{when(allowed)}"
         )
     touch_counter(ctx, name, counter)
-    users = ctx.session.scalars(
+    refused = broadcasts_refused(ctx.session)
+    users = [user for user in ctx.session.scalars(
         select(User)
         .where(User.disabled.is_(False), User.robot.is_(None), User.id != sender.id)
         .order_by(User.userid)
-    )
+    ) if user.id not in refused]
     answer = (
         f'This was sent to every player of the server.  To answer {sender.userid} alone, mail '
         f'the server a "message <your userid> <password> {sender.userid}" with your answer '
         "in the body."
     )
+    mark = len(ctx.outgoing)
     count = len(limits.relay_text(
         ctx, sender, users, f"Abalone broadcast from {sender.userid}",
         _message_body(sender, text, answer), allowance=False,
     ))
+    _offer_way_out(ctx, mark, users, lambda each: Unsubscription("b", each.id, each.userid))
     text_answer(
         ctx, "Abalone broadcast sent",
         f"Your broadcast was sent to {count} address{'es' if count != 1 else ''}.  "
