@@ -44,6 +44,8 @@ import re
 from dataclasses import dataclass
 from email.message import EmailMessage, Message
 
+from .guards import auto_reply_reason
+
 __all__ = ["Recipient", "Report", "read_report", "TEXT_READ", "MOST_RECIPIENTS"]
 
 #: Characters of one text part (a report's explanation, a returned header block) read.
@@ -383,6 +385,11 @@ def _text_report(message: Message, envelope_from: str, our_domain: str) -> Repor
                 form, action = "text", said
                 break
     if not form or not _from_mail_system(message, envelope_from):
+        return None
+    if auto_reply_reason(message, auto_submitted=False):
+        # An out-of-office (its null sender as RFC 3834 asks) that happens to say
+        # "could not be delivered": never a report. Reports carry Auto-Submitted too,
+        # so only the other marks tell.
         return None
     if action == "failed" and form in ("text", "Exim"):
         # A failure notice that speaks only of delays is a warning (Exim's, Sendmail's).
