@@ -18,6 +18,7 @@ from .config import Settings
 from .redact import mask_database_url
 
 if TYPE_CHECKING:  # pragma: no cover
+    from .mail.dkim import TxtLookup
     from .db.health import DatabaseHealth
     from .db.session import Database
 
@@ -89,7 +90,8 @@ def _minutes(delta: timedelta | None) -> str:
 
 
 def check(settings: Settings, database: Database | None, now: datetime,
-          thresholds: Thresholds = Thresholds(), *, probe_listener: bool = True) -> Report:
+          thresholds: Thresholds = Thresholds(), *, probe_listener: bool = True,
+          txt_lookup: TxtLookup | None = None) -> Report:
     """Everything ``status`` shows, with its problems; ``database`` None: cannot open."""
     report = Report()
     if probe_listener:
@@ -109,6 +111,7 @@ def check(settings: Settings, database: Database | None, now: datetime,
                 report.add("policy", f"{settings.policy_listen}: {why}")
                 report.problem(CRITICAL, f"no policy service on {settings.policy_listen} "
                                          f"(Postfix refuses reply addresses with 4xx)")
+    _transport(report, settings, probe_relay_too=probe_listener, txt_lookup=txt_lookup)
     if database is None:
         report.problem(CRITICAL, "no database")
         return report
@@ -125,6 +128,42 @@ def check(settings: Settings, database: Database | None, now: datetime,
     _judge(report, database, health, now, thresholds)
     _retention(report, settings, database, health, now)
     return report
+
+
+def _transport(report: Report, settings: Settings, *, probe_relay_too: bool,
+               txt_lookup: TxtLookup | None) -> None:
+    """Where mail goes and whether the relay takes it (connected, TLS and login as the
+    sender does them); the DKIM key and whether DNS publishes it."""
+    from .mail.dkim import verify_published
+    from .mail.sender import probe_relay, signer_of
+
+    if settings.relay is None:
+        report.add("relay", f"none: outgoing mail is written to the Maildir {settings.maildir}")
+    elif probe_relay_too:
+        state, text = probe_relay(settings, timeout=10)
+        report.add("relay", text)
+        # A relay that refuses our TLS or login never takes the mail until the admin
+        # acts; one that is away may be back soon: the outbox's age judges that.
+        if state == "refused":
+            report.problem(CRITICAL, f"outgoing mail cannot be sent: {text}")
+    else:
+        report.add("relay", f"{settings.relay_target} (not checked)")
+    try:
+        signer = signer_of(settings)
+    except ValueError as error:
+        report.add("dkim", str(error))
+        report.problem(CRITICAL, f"DKIM key unusable, the sender cannot start: {error}")
+        return
+    if signer is None:
+        report.add("dkim", "off: mail is not signed (`abalone-pbm dkim keygen`, then "
+                           "ABALONE_PBM_DKIM_KEY_FILE)")
+        return
+    key = signer.key
+    verified, text = verify_published(signer, txt_lookup)
+    report.add("dkim", f"signing for {key.domain} with selector {key.selector} "
+                       f"({key.description}); {text}")
+    if not verified and "lookup" not in text:
+        report.problem(WARNING, f"DKIM: {text}")
 
 
 def _retention(report: Report, settings: Settings, database: Database,

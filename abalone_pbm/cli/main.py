@@ -8,12 +8,12 @@ import os
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 
-from . import db, games, mail, rules, server, status, users
+from . import db, dns, games, mail, rules, server, status, users
 
 Handler = Callable[[argparse.Namespace], int]
 
 #: The modules that add sub-commands, in the order ``--help`` lists them.
-SUB_COMMANDS = (rules, server, status, db, users, games, mail)
+SUB_COMMANDS = (rules, server, status, db, users, games, mail, dns)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -274,3 +274,60 @@ class DkimSigner:
             # RFC 8463: Ed25519 signs the SHA-256 digest of the data.
             return key.sign(hashlib.sha256(data).digest())
         return key.sign(data, padding.PKCS1v15(), hashes.SHA256())
+
+
+#: Looks up a TXT record: the name (str) to the record's text, or None (dkimpy's shape).
+TxtLookup = Callable[..., Union[bytes, str, None]]
+
+
+def published_key(key: DkimKey, lookup: TxtLookup | None = None) -> str | None:
+    """The ``p=`` of the TXT record at ``key.record_name`` (None: there is none)."""
+    record = (lookup or resolve_txt)(key.record_name.encode("ascii"), timeout=3)
+    if not record:
+        return None
+    text = record.decode("ascii", "replace") if isinstance(record, bytes) else record
+    tags = dict(part.strip().partition("=")[::2] for part in text.split(";") if "=" in part)
+    return "".join(tags.get("p", "").split())
+
+
+def verify_published(signer: DkimSigner, lookup: TxtLookup | None = None) -> tuple[bool, str]:
+    """Sign a sample mail and verify it with dkimpy against the record in DNS:
+    (it verifies, a sentence saying so or why not)."""
+    import dkim as dkimpy
+
+    key = signer.key
+    try:
+        published = published_key(key, lookup)
+    except Exception as error:  # the resolver's failures have no common base class
+        return False, f"DNS lookup of {key.record_name} failed: {error.__class__.__name__}"
+    if published is None:
+        return False, (f"no DKIM record at {key.record_name} (`abalone-pbm dns` prints "
+                       "it): receivers cannot check the signatures")
+    if published != key.public_key_base64:
+        return False, (f"the DKIM record at {key.record_name} holds another key than "
+                       f"{key.path}: signatures fail")
+    sample = (f"From: <postmaster@{key.domain}>\r\nTo: <postmaster@{key.domain}>\r\n"
+              f"Subject: DKIM check\r\nMessage-ID: <dkim-check@{key.domain}>\r\n\r\n"
+              "A signed sample.\r\n").encode("ascii")
+    verified = dkimpy.verify(signer.sign(sample), dnsfunc=lookup or _dkimpy_lookup())
+    if not verified:
+        return False, f"a mail signed with {key.path} does not verify with {key.record_name}"
+    return True, f"the record at {key.record_name} verifies signed mail"
+
+
+def resolve_txt(name: bytes, timeout: float = 3) -> bytes | None:
+    """The TXT record at ``name`` (its strings joined), None when the name has none;
+    a resolver that cannot answer raises (unlike dkimpy's lookup, which says None)."""
+    import dns.resolver
+
+    try:
+        answer = dns.resolver.resolve(name.decode("ascii"), "TXT", lifetime=timeout)
+    except (dns.resolver.NXDOMAIN, dns.resolver.NoAnswer):
+        return None
+    for record in answer:
+        return b"".join(record.strings)
+    return None
+
+
+def _dkimpy_lookup() -> TxtLookup:
+    return resolve_txt

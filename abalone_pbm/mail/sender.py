@@ -282,21 +282,22 @@ def open_relay(access: RelayAccess, timeout: float,
     return client, ", ".join(how)
 
 
-def probe_relay(settings: Settings, timeout: float = 10.0) -> tuple[bool, str]:
+def probe_relay(settings: Settings, timeout: float = 10.0) -> tuple[str, str]:
     """Connect to the settings' relay as the sender does (TLS, login), send nothing,
-    say goodbye: (healthy, how it is reached or what is wrong), for ``status``."""
+    say goodbye, for ``status``: ("ok", how it is reached), ("refused", what the admin
+    must fix: certificate, TLS, login) or ("away", why no connection)."""
     access = RelayAccess.of(settings)
     try:
         client, how = open_relay(access, timeout)
     except RelayProblem as problem:
-        return False, str(problem)
+        return "refused", str(problem)
     except (OSError, smtplib.SMTPException) as error:
-        return False, f"relay {access.name}: {_describe(error)}"
+        return "away", f"relay {access.name}: {_describe(error)}"
     try:
         client.quit()
     except (OSError, smtplib.SMTPException):
         client.close()
-    return True, f"{access.target} answering ({how})"
+    return "ok", f"{access.target} answering ({how})"
 
 
 def _tls_problem(access: RelayAccess, error: ssl.SSLError) -> RelayProblem:

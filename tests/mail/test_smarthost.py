@@ -187,10 +187,10 @@ def test_probe_says_how_the_relay_is_reached_or_what_is_wrong(
         make_settings, smarthost, tmp_path):
     good = make_settings(relay=smarthost.url(), relay_starttls="required",
                          relay_password=PASSWORD, relay_ca_file=str(smarthost.cert_file))
-    healthy, text = probe_relay(good, timeout=5)
-    assert healthy and "STARTTLS, certificate verified" in text and f"AUTH as {USER}" in text
-    healthy, text = probe_relay(make_settings(
+    state, text = probe_relay(good, timeout=5)
+    assert state == "ok" and "STARTTLS, certificate verified" in text and f"AUTH as {USER}" in text
+    state, text = probe_relay(make_settings(
         relay=smarthost.url(), relay_starttls="required", relay_password="nope",
         relay_ca_file=str(smarthost.cert_file)), timeout=5)
-    assert not healthy and "refused the login" in text and "nope" not in text
+    assert state == "refused" and "refused the login" in text and "nope" not in text
     assert smarthost.received == []
