@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from ..config import Settings
 from ..protocol import parse_reply_address
+from .verp import bounce_token
 from .limits import (
     LISTEN_BACKLOG,
     ConnectionCaps,
@@ -76,6 +77,9 @@ TokenCheck = Callable[[int, str], bool]
 UnsubscribeCheck = Callable[[str], bool]
 #: The plus-address tag of unsubscribe addresses (``service.unsubscribe.TAG``).
 UNSUBSCRIBE_TAG = "unsub."
+#: ``bounce_is_known(address)``: whether a bounce address (``mail.verp``) is one of a
+#: mail we sent (``service.bounces.make_bounce_check``).
+BounceCheck = Callable[[str], bool]
 
 
 def _bare(address: str) -> str:
@@ -85,11 +89,13 @@ def _bare(address: str) -> str:
 def recipient_action(
     settings: Settings, recipient: str, size: int, token_is_valid: TokenCheck,
     unsubscribe_is_valid: UnsubscribeCheck = lambda token: False,
+    bounce_is_known: BounceCheck = lambda address: False,
 ) -> str:
     """The access(5) action for one recipient of a mail of ``size`` bytes (0: unknown).
 
     Addresses outside the game's domain are never ours to judge (``DUNNO``); in the
-    game's domain only the game address and valid reply addresses are accepted.
+    game's domain only the game address, valid reply and unsubscribe addresses and the
+    bounce addresses of mails we sent are accepted (a forged bounce is refused).
     Raises when the database cannot answer (the caller answers 4xx then).
     """
     bare = _bare(recipient)
@@ -109,6 +115,10 @@ def recipient_action(
         if unsubscribe_is_valid(local[len(our_local) + 1 + len(UNSUBSCRIBE_TAG):]):
             return DUNNO
         return "550 5.1.1 Not a valid unsubscribe address of this game server"
+    if bounce_token(bare, settings.address) is not None:
+        if bounce_is_known(bare):
+            return DUNNO
+        return "550 5.1.1 Unknown bounce address of this game server"
     found = parse_reply_address(local, settings.address_local)
     if found is None:
         return "550 5.1.1 Not a valid reply address of this game server"
@@ -159,7 +169,8 @@ def parse_request(lines: list[bytes]) -> dict[str, str]:
 
 
 def answer(settings: Settings, attributes: dict[str, str], token_is_valid: TokenCheck,
-           unsubscribe_is_valid: UnsubscribeCheck = lambda token: False) -> str:
+           unsubscribe_is_valid: UnsubscribeCheck = lambda token: False,
+           bounce_is_known: BounceCheck = lambda address: False) -> str:
     """The action for one request; a fault in the check is answered with a 4xx."""
     recipient = attributes.get("recipient", "")
     if not recipient:  # another protocol stage, or a null recipient: not ours to judge
@@ -168,7 +179,7 @@ def answer(settings: Settings, attributes: dict[str, str], token_is_valid: Token
     size = int(size_text) if size_text.isdigit() else 0
     try:
         action = recipient_action(settings, recipient, size, token_is_valid,
-                                  unsubscribe_is_valid)
+                                  unsubscribe_is_valid, bounce_is_known)
     except Exception:
         log.exception("policy: could not check recipient %r", recipient)
         return TEMPFAIL
@@ -202,7 +213,8 @@ class _PolicyHandler(socketserver.BaseRequestHandler):
                     continue
                 action = answer(self.server.settings, parse_request(lines),
                                 self.server.token_is_valid,
-                                self.server.unsubscribe_is_valid)
+                                self.server.unsubscribe_is_valid,
+                                self.server.bounce_is_known)
                 try:
                     connection.sendall(f"action={action}\n\n".encode())
                 except OSError:
@@ -248,10 +260,12 @@ class PolicyServer(socketserver.ThreadingTCPServer):
 
     def __init__(self, settings: Settings, token_is_valid: TokenCheck,
                  host: str, port: int, *, caps: ConnectionCaps | None = None,
-                 unsubscribe_is_valid: UnsubscribeCheck = lambda token: False) -> None:
+                 unsubscribe_is_valid: UnsubscribeCheck = lambda token: False,
+                 bounce_is_known: BounceCheck = lambda address: False) -> None:
         self.settings = settings
         self.token_is_valid = token_is_valid
         self.unsubscribe_is_valid = unsubscribe_is_valid
+        self.bounce_is_known = bounce_is_known
         self.counter = ConnectionCounter(caps or listener_caps(settings, with_policy=True).policy)
         self.idle_timeout = settings.policy_idle_timeout
         self.refusals = RefusalLog("policy service", settings.refused_log_interval)
@@ -339,9 +353,12 @@ def start_policy_server(settings: Settings, database: Database) -> PolicyServer:
             caps.open_files_limit, caps.policy.total, caps.policy.per_client, wanted.total,
             wanted.per_client, needed_open_files(settings, with_policy=True),
         )
+    from ..service.bounces import make_bounce_check
+
     server = PolicyServer(settings, make_token_check(database), host.strip("[]"), int(port),
                           caps=caps.policy,
-                          unsubscribe_is_valid=make_unsubscribe_check(settings, database))
+                          unsubscribe_is_valid=make_unsubscribe_check(settings, database),
+                          bounce_is_known=make_bounce_check(settings, database))
     log.info("policy service: at most %d connections, %d per client; idle ones closed "
              "after %g s", caps.policy.total, caps.policy.per_client,
              settings.policy_idle_timeout)
