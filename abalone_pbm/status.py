@@ -127,6 +127,7 @@ def check(settings: Settings, database: Database | None, now: datetime,
         return report
     _judge(report, database, health, now, thresholds)
     _retention(report, settings, database, health, now)
+    _bounces(report, settings, database, now)
     return report
 
 
@@ -219,3 +220,23 @@ def _judge(report: Report, database: Database, health: DatabaseHealth, now: date
         error = " ".join(last.error.split())[:200]
         report.add("last error", f"outbox {last.outbox_id} to {last.recipient} "
                                  f"({last.status}): {error}")
+
+
+def _bounces(report: Report, settings: Settings, database: Database, now: datetime) -> None:
+    """Addresses whose mail bounces: a warning while any is no longer mailed."""
+    from sqlalchemy import func, select
+
+    from .db.models import BounceScore
+
+    with database.read() as session:
+        scored, stopped, recent = session.execute(select(
+            func.count(BounceScore.id),
+            func.count(BounceScore.suppressed_at),
+            func.count(BounceScore.id).filter(BounceScore.last_at > now - timedelta(days=1)),
+        )).one()
+    report.add("bounces", f"{stopped} address(es) no longer mailed, {scored - stopped} more "
+                          f"with bounces ({recent} bounced in 24 h; stopped at "
+                          f"{settings.bounce_threshold} days of bounces)")
+    if stopped:
+        report.problem(WARNING, f"{stopped} address(es) no longer mailed: their mail bounces "
+                                "(`abalone-pbm bounces`)")
