@@ -813,10 +813,12 @@ def _shaped_passwords(line: str, index: int, start: int, after: int) -> list[Spa
     if (first is None and lowered[:1] != [] and lowered[0] in _SECRET_FIRST_WORDS
             and len(lowered) > 1 and lowered[0] != GAME_WORD):
         first = COMMANDS_BY_FIRST_WORD[lowered[0]], 1  # "change passwd fred Old New"
-    if first is None or _OWN_SUBJECT_RE.fullmatch(line[start:].strip().lower()):
+    if (first is None or not first[0].secret
+            or _OWN_SUBJECT_RE.fullmatch(line[start:].strip().lower())):
         return []  # not a command line, or the Subject of one of the server's mails
-    if not first[0].secret:
-        return []
+    if not (lowered[0] in _COMMAND_WORDS_ANY or len(lowered[0]) >= 6) or (
+            lowered[first[1]:first[1] + 1] and lowered[first[1]] in NOT_USERIDS):
+        return []  # a short word with a slip ("see" for "seek"), or a sentence ("see you")
     return [(index, a, b) for a, b in tokens[first[1]:]
             if a >= after and password_shaped(line[a:b])]
 
@@ -1029,10 +1031,17 @@ def _ordered(secrets: Iterable[str]) -> list[str]:
 
 
 def _mask_lines(lines: list[str], is_userid: UseridCheck = None) -> list[str]:
+    return _mask_lines_finding(lines, is_userid)[0]
+
+
+def _mask_lines_finding(lines: list[str],
+                        is_userid: UseridCheck = None) -> tuple[list[str], set[str]]:
+    """The lines masked, and the passwords found in them."""
     spans, whole = _find_spans(lines, is_userid)
     if not spans:
-        return list(lines)
-    secrets = _ordered(_secrets_of(lines, spans) | whole)
+        return list(lines), set()
+    found = _secrets_of(lines, spans) | whole
+    secrets = _ordered(found)
     out = list(lines)
     # The found places first, right to left so that earlier places keep their columns
     # (places of the two readings may overlap: merged), then every other occurrence.
@@ -1050,7 +1059,7 @@ def _mask_lines(lines: list[str], is_userid: UseridCheck = None) -> list[str]:
             out[row] = out[row][:a] + PASSWORD_MASK + out[row][b:]
     # The text itself quotes the command: a short password is hidden as a word too.
     # (One pass over the whole text: no secret holds a line feed.)
-    return _hide_in_line("\n".join(out), secrets, short_too=True).split("\n")
+    return _hide_in_line("\n".join(out), secrets, short_too=True).split("\n"), found
 
 
 def find_passwords(text: str, is_userid: UseridCheck = None) -> set[str]:
@@ -1093,10 +1102,15 @@ def mask_passwords(text: str, is_userid: UseridCheck = None) -> str:
 
     See the module text for what is a password. Line ends are kept.
     """
+    return mask_and_find_passwords(text, is_userid)[0]
+
+
+def mask_and_find_passwords(text: str, is_userid: UseridCheck = None) -> tuple[str, set[str]]:
+    """:func:`mask_passwords` and :func:`find_passwords` of ``text`` in one reading."""
     pieces = text.splitlines(keepends=True)
     bodies = [p.rstrip("\r\n") for p in pieces]
-    masked = _mask_lines(bodies, is_userid)
-    return "".join(m + p[len(b):] for m, p, b in zip(masked, pieces, bodies))
+    masked, secrets = _mask_lines_finding(bodies, is_userid)
+    return "".join(m + p[len(b):] for m, p, b in zip(masked, pieces, bodies)), secrets
 
 
 #: What stands in a quote for a line the server cannot read.

@@ -1,0 +1,139 @@
+"""The copy of a processed mail the inbox keeps: the same mail with its passwords
+masked (DESIGN §2.6), so that no stored row holds a password in clear once the mail
+has been answered.
+
+:func:`masked_raw` replaces every password by ``********`` in the Subject (and in the
+other headers that repeat it, such as Outlook's ``Thread-Topic``) and in every text
+part, plain or HTML: the passwords the server found while it handled the mail (its
+``MailContext.secrets``), and every word the masking rule (``protocol.masking``) reads
+as a password in these texts. What a replay or an admin needs stays: every header, the
+MIME structure, every part the server did not change. A changed part is encoded again
+(UTF-8, quoted-printable or base64 as its text needs), so the bytes stay valid MIME. A
+mail without a password is kept byte for byte.
+
+The mail is read as the worker reads it (``mail.mime.parse_bounded``): what a hostile
+mail has beyond that (parts past ``MAX_PARTS``) was never read and is not kept in a
+changed copy. Every step is linear in the mail's size.
+"""
+
+from __future__ import annotations
+
+import email.charset
+import email.header
+import email.message
+import email.policy
+import re
+from collections.abc import Iterable
+
+from ..protocol.masking import (
+    LONG_SECRET, PASSWORD_MASK, UseridCheck, hide_passwords, hide_passwords_in_html,
+    mask_and_find_passwords,
+)
+from .decoding import _decode_bytes, _leaf_parts
+from .mime import parse_bounded
+
+#: Read and written as the stored bytes are: lines as they come, no header refolded
+#: that is not changed, no "From " line in a body quoted.
+_POLICY = email.policy.compat32.clone(linesep="\r\n", mangle_from_=False)
+#: Headers that repeat the Subject (or are free text a mail program copies it into).
+_SUBJECT_LIKE = ("Subject", "Thread-Topic", "X-Original-Subject")
+
+
+def masked_raw(raw: bytes, secrets: Iterable[str], is_userid: UseridCheck = None) -> bytes:
+    """``raw`` with every password masked (see the module text); ``raw`` itself when it
+    holds none."""
+    message = parse_bounded(raw, _POLICY)  # type: ignore[arg-type]
+    # Every text read and masked first, then the passwords of all of them (and the
+    # mail's own) hidden in each: a password of the plain part is hidden in the HTML
+    # part too, wherever it stands there.
+    texts: list[tuple[str | email.message.Message, str, str, bool]] = []
+    found = {s for s in secrets if s and s != PASSWORD_MASK}
+    for name in _SUBJECT_LIKE:
+        value = message.get(name)
+        if value is not None:
+            text = _header_text(value)
+            masked, more = mask_and_find_passwords(text, is_userid)
+            texts.append((name, text, masked, False))
+            found |= more
+    for part in _leaf_parts(message):
+        if part.get_content_maintype() != "text":
+            continue
+        text = _part_text(part)
+        if text is not None:
+            masked, more = mask_and_find_passwords(text, is_userid)
+            texts.append((part, text, masked, part.get_content_subtype() == "html"))
+            found |= more
+    changed = False
+    for where, text, masked, html in texts:
+        masked = (hide_passwords_in_html if html else hide_passwords)(
+            masked, found, short_too=True)
+        if masked == text:
+            continue
+        changed = True
+        if isinstance(where, str):
+            message.replace_header(where, _header_value(masked))
+        else:
+            _set_text(where, masked)
+    if not changed:
+        return raw
+    return _hide_in_headers(message.as_bytes(policy=_POLICY), found)
+
+
+def _header_text(value: object) -> str:
+    """A header's value as text, its encoded words decoded (never raises)."""
+    try:
+        return str(email.header.make_header(email.header.decode_header(str(value))))
+    except Exception:  # an encoded word the library cannot read: its text as it stands
+        return str(value)
+
+
+def _header_value(text: str) -> str | email.header.Header:
+    """``text`` as a header value: as it is in ASCII, else in encoded words."""
+    if text.isascii():
+        return text
+    return email.header.Header(text, "utf-8")
+
+
+def _part_text(part: email.message.Message) -> str | None:
+    """A text part's content decoded (transfer encoding and charset), None when the
+    library cannot undo its transfer encoding."""
+    try:
+        payload = part.get_payload(decode=True)
+    except Exception:
+        return None
+    if not isinstance(payload, bytes):
+        return None
+    try:
+        charset = part.get_content_charset() or "us-ascii"
+    except Exception:  # a charset parameter that is not text
+        charset = "us-ascii"
+    return _decode_bytes(payload, charset)
+
+
+def _set_text(part: email.message.Message, text: str) -> None:
+    """Put ``text`` in ``part`` encoded anew: US-ASCII as it is, else UTF-8 in
+    quoted-printable (the other parameters, such as format=flowed, stay)."""
+    del part["Content-Transfer-Encoding"]
+    if text.isascii():
+        part.set_payload(text, charset="us-ascii")
+        return
+    readable = email.charset.Charset("utf-8")
+    readable.body_encoding = email.charset.QP  # (an admin reads it as it is)
+    part.set_payload(text, charset=readable)
+
+
+#: Where the header block of the written mail ends.
+_HEADER_END = re.compile(rb"\r?\n\r?\n")
+
+
+def _hide_in_headers(data: bytes, secrets: set[str]) -> bytes:
+    """The long secrets also out of any other header that quotes them (a list's
+    ``X-Original-...``, a display name): byte for byte, in UTF-8."""
+    end = _HEADER_END.search(data)
+    cut = end.start() if end else len(data)
+    headers = data[:cut]
+    for secret in sorted((s for s in secrets if len(s) >= LONG_SECRET), key=len, reverse=True):
+        encoded = secret.encode("utf-8", "surrogateescape")
+        if encoded in headers:
+            headers = headers.replace(encoded, PASSWORD_MASK.encode())
+    return headers + data[cut:]
