@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import json
 import random
 import shutil
 import subprocess
@@ -44,6 +45,7 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TextIO
 
 BENCHMARKS = Path(__file__).resolve().parent
 REPO = BENCHMARKS.parent
@@ -52,9 +54,11 @@ for path in (str(REPO), str(BENCHMARKS)):
         sys.path.insert(0, path)
 
 from abalone_pbm.robots import ENGINES, make_engine  # noqa: E402
+from abalone_pbm.robots.base import SearchInfo, occupied_mask, push_kind  # noqa: E402
 from abalone_pbm.rules import Board, Rules  # noqa: E402
 from abalone_pbm.rules.geometry import (  # noqa: E402
     CELL_BY_NAME, CELL_NAMES, CELLS, DIAGONAL_OF, OFFSETS, ROW_OF, iter_bits)
+from abalone_pbm.rules.layouts import ROW_LENGTHS  # noqa: E402
 from abalone_pbm.rules.moves import Move  # noqa: E402
 from robots import EngineStats, GameResult, play_opening, summary_line  # noqa: E402
 
@@ -152,6 +156,10 @@ VERLOOP_URL = "https://github.com/MichielVerloop/AbaloneAI"
 VERLOOP_MARKER = "abalone/src/model/gamelogic/GameState.java"
 #: Our layouts that their StartingLayout has (the cells agree: tested in new_game).
 VERLOOP_LAYOUTS = {"standard": "STANDARD2", "belgian-daisy": "BELGIAN_DAISY"}
+#: Their layouts for 3 players and for 4 in two teams (ours turned 120 degrees for three;
+#: for four their own, not ours): games with more players start from these, their cells
+#: named in our notation.
+VERLOOP_MULTI_LAYOUTS = {3: "STANDARD3", 4: "STANDARD4"}
 #: Libraries their model classes import, as Debian packages them (libopencsv-java,
 #: libguava-java); Maven Central is the other source.
 JAVA_LIBRARIES = ("opencsv", "guava", "commons-lang3", "commons-text", "commons-beanutils",
@@ -214,9 +222,10 @@ def build_verloop(source: Path, cache: Path) -> list[str]:
 # ---------------------------------------------------------------- the engine processes
 @dataclass
 class Reply:
-    """What the engine answered: our two marble masks after its move, and its search."""
+    """What the engine answered: our marble masks after its move (seat by seat), and its
+    search."""
 
-    masks: tuple[int, int]
+    masks: tuple[int, ...]
     depth: int
     nodes: int
     seconds: float
@@ -305,22 +314,34 @@ class CotixEngine(LineEngine):
 
 
 def position_text(board: Board) -> str:
-    """Both sides' cells in our (and their) notation: 'a1 a2 ... / i5 ...'."""
+    """Every seat's cells in our (and their) notation, seat by seat: 'a1 a2 ... / i5 ...'."""
     return " / ".join(" ".join(sorted(CELL_NAMES[c] for c in iter_bits(board.marbles(seat))))
-                      for seat in (1, 2))
+                      for seat in range(1, board.players + 1))
 
 
-def masks_of(text: list[str]) -> tuple[int, int]:
-    masks = [0, 0]
+def masks_of(text: list[str], seats: int = 2) -> tuple[int, ...]:
+    """The marble masks of ``seats`` groups of cells separated by '/'."""
+    masks = [0] * seats
     side = 0
     for word in text:
         if word == "/":
             side += 1
-        elif word in CELL_BY_NAME and side < 2:
+        elif word in CELL_BY_NAME and side < seats:
             masks[side] |= 1 << CELL_BY_NAME[word]
         else:
             raise EngineError(f"engine named {word!r} in a position")
-    return masks[0], masks[1]
+    return tuple(masks)
+
+
+def board_from_masks(masks: tuple[int, ...], rules: Rules) -> Board:
+    """A board with these marbles (seat 1's first), seat 1 to move, nothing pushed off."""
+    owner = {cell: str(seat) for seat, mask in enumerate(masks, 1) for cell in iter_bits(mask)}
+    flat = "".join(owner.get(cell, ".") for cell in CELLS)
+    rows, start = [], 0
+    for length in ROW_LENGTHS:
+        rows.append(flat[start:start + length])
+        start += length
+    return Board(f"{'/'.join(rows)} 1 {','.join('0' * len(masks))}", rules)
 
 
 class VerloopEngine(LineEngine):
@@ -332,6 +353,7 @@ class VerloopEngine(LineEngine):
         super().__init__(["java", "-cp", ":".join(classpath),
                           "model.artificialintelligence.minimax.VerloopDriver"])
         self.known_ply = 0
+        self.seats = 2
 
     def new_game(self, layout: str, board: Board) -> None:
         if layout not in VERLOOP_LAYOUTS:
@@ -340,6 +362,17 @@ class VerloopEngine(LineEngine):
         if masks_of(answer[1:]) != (board.marbles(1), board.marbles(2)):
             raise SystemExit(f"their {layout} is not ours: {' '.join(answer[1:])}")
         self.known_ply = board.ply
+        self.seats = 2
+
+    def new_multi_game(self, players: int) -> tuple[int, ...]:
+        """A new game of theirs for 3 players or 4 in two teams, on their own layout: its
+        marbles seat by seat in the order of moving (the driver lists them so)."""
+        answer = self.request(f"new {VERLOOP_MULTI_LAYOUTS[players]}")
+        if answer[0] != "position":
+            raise SystemExit(f"the Java engine answered {' '.join(answer)}")
+        self.known_ply = 0
+        self.seats = players
+        return masks_of(answer[1:], players)
 
     def observe(self, board: Board) -> None:
         if board.ply != self.known_ply:
@@ -356,17 +389,19 @@ class VerloopEngine(LineEngine):
         if answer[0] != "move" or len(answer) < 4:
             raise EngineError(f"engine answered {' '.join(answer)}")
         self.known_ply = board.ply + 1
-        return Reply(masks_of(answer[1:-2]), int(answer[-2]), 0, int(answer[-1]) / 1000)
+        return Reply(masks_of(answer[1:-2], self.seats), int(answer[-2]), 0,
+                     int(answer[-1]) / 1000)
 
 
 Engine = CotixEngine | VerloopEngine
 
 
-def move_to(board: Board, masks: tuple[int, int]) -> Move | None:
-    """Our legal move that leads to these marble masks (seat 1, seat 2), or None."""
+def move_to(board: Board, masks: tuple[int, ...]) -> Move | None:
+    """Our legal move that leads to these marble masks (seat 1, seat 2, ...), or None."""
+    seats = range(1, board.players + 1)
     for move in board.generate_legal_moves():
         board.push(move)
-        reached = (board.marbles(1), board.marbles(2)) == masks
+        reached = tuple(board.marbles(s) for s in seats) == masks
         board.pop()
         if reached:
             return move
@@ -385,9 +420,13 @@ class MatchSpec:
 
 
 def play_game(spec: MatchSpec, index: int, engine: Engine,
-              thinking: dict[str, float] | None = None) -> GameResult:
+              thinking: dict[str, float] | None = None,
+              trace: TextIO | None = None) -> GameResult:
     """Game ``index``: ours ("a") against the engine ("b").  Pair ``index // 2`` plays
-    its layout and random opening twice, ours moving first after it in the even game."""
+    its layout and random opening twice, ours moving first after it in the even game.
+    With ``trace``, one JSON line per move of ours: the position before it, the marbles
+    pushed off, the search's depth and value, the kind of move, and whether it returned
+    to a position of the game."""
     pair = index // 2
     layout = spec.layouts[pair % len(spec.layouts)]
     board = Board.from_layout(layout, Rules(players=2, movelimit=spec.movelimit))
@@ -400,6 +439,7 @@ def play_game(spec: MatchSpec, index: int, engine: Engine,
     stats = {"a": EngineStats(), "b": EngineStats()}
     move_rng = random.Random(spec.seed * 7919 + index)
     failure: str | None = None  # the engine's answer is no legal move: it loses
+    had: set[str] = {board.position().split(" ")[0] + str(board.turn)}
     aborted: str | None = None  # the engine refuses a move of ours: no result
     while board.outcome() is None:
         mine = board.turn == ours_seat
@@ -411,6 +451,8 @@ def play_game(spec: MatchSpec, index: int, engine: Engine,
             info = robot.last_info
             if info is not None and info.depths:
                 st.searched_once(info.depth, info.nodes, info.elapsed, board.ply)
+            if trace is not None:
+                trace_move(trace, index, board, move, ours_seat, info, had)
         else:
             try:
                 reply = engine.choose(board, spec.budget)
@@ -433,6 +475,7 @@ def play_game(spec: MatchSpec, index: int, engine: Engine,
         if took > spec.budget:
             st.over_budget += 1
         board.push(move)
+        had.add(board.position().split(" ")[0] + str(board.turn))
         try:
             engine.observe(board)
         except EngineError as error:
@@ -454,9 +497,102 @@ def play_game(spec: MatchSpec, index: int, engine: Engine,
                       board.ejected(ours_seat), board.ejected(3 - ours_seat), stats)
 
 
-def report_game(r: GameResult, ours: str, theirs: str) -> None:
+def play_multi_game(spec: MatchSpec, index: int, players: int, engine: VerloopEngine,
+                    thinking: dict[str, float] | None = None) -> GameResult:
+    """Game ``index`` with more players: ours ("a") holds one seat, the engine every other
+    one (in a team game its partner too).  Opening ``index // players`` is played once
+    with ours in each seat; the board is their layout, cell by cell.  A won game goes to
+    the side that won; ``ejected_a`` is the marbles our side pushed off, ``ejected_b``
+    the most another side pushed off."""
+    opening, ours_seat = divmod(index, players)
+    ours_seat += 1
+    rules = Rules(players=players, teams=players == 4, movelimit=spec.movelimit)
+    board = board_from_masks(engine.new_multi_game(players), rules)
+    play_opening(board, spec.seed, opening, spec.opening_moves, after_each=engine.observe)
+    robot = make_engine(spec.ours)
+    stats = {"a": EngineStats(), "b": EngineStats()}
+    move_rng = random.Random(spec.seed * 7919 + index)
+    ours_side = rules.side_of(ours_seat)
+    failure: str | None = None
+    aborted: str | None = None
+    while board.outcome() is None:
+        mine = board.turn == ours_seat
+        st = stats["a" if mine else "b"]
+        started = time.perf_counter()
+        if mine:
+            move = robot.choose_move(board, spec.budget, rng_seed=move_rng.getrandbits(32))
+            took = time.perf_counter() - started
+            info = robot.last_info
+            if info is not None and info.depths:
+                st.searched_once(info.depth, info.nodes, info.elapsed, board.ply)
+        else:
+            try:
+                reply = engine.choose(board, spec.budget)
+            except EngineError as error:
+                failure = str(error)
+                break
+            took = time.perf_counter() - started
+            found = move_to(board, reply.masks)
+            if found is None:
+                failure = (f"{engine.name} answered a position no legal move reaches "
+                           f"(before: {board.position()})")
+                break
+            move = found
+            st.searched_once(reply.depth, reply.nodes, reply.seconds, board.ply)
+        st.moves += 1
+        if thinking is not None:
+            thinking["a" if mine else "b"] += took
+        st.longest = max(st.longest, took)
+        if took > spec.budget:
+            st.over_budget += 1
+        board.push(move)
+        try:
+            engine.observe(board)
+        except EngineError as error:
+            aborted = str(error)
+            break
+    scores = [board.side_score(x) for x in range(rules.sides)]
+    ours_score = scores[ours_side]
+    best_other = max(v for x, v in enumerate(scores) if x != ours_side)
+    if aborted is not None:
+        winner, reason = "draw", f"aborted, {engine.name} could not follow the move: {aborted}"
+    elif failure is not None:
+        # Another seat's answer broke the rules: nobody wins, and the line says why.
+        winner, reason = "draw", f"aborted, {engine.name} answered no legal move: {failure}"
+    else:
+        outcome = board.outcome()
+        assert outcome is not None
+        if outcome.draw:
+            winner = "draw"
+        else:
+            winner = "a" if rules.side_of(outcome.winners[0]) == ours_side else "b"
+        reason = outcome.reason
+    return GameResult(index, f"{players}{'t' if players == 4 else 'p'}-{VERLOOP_MULTI_LAYOUTS[players].lower()}",
+                      ours_seat, winner, reason, board.ply, ours_score, best_other, stats)
+
+
+def trace_move(trace: TextIO, index: int, board: Board, move: Move, seat: int,
+               info: SearchInfo | None, had: set[str]) -> None:
+    """One JSON line about a move of ours, before it is played on ``board``."""
+    kind = push_kind(occupied_mask(board), move)
+    before = board.position()
+    board.push(move)
+    returns = board.position().split(" ")[0] + str(board.turn) in had
+    board.pop()
+    trace.write(json.dumps({
+        "game": index, "ply": board.ply, "position": before, "seat": seat,
+        "mine": board.ejected(seat), "theirs": board.ejected(3 - seat),
+        "depth": info.depth if info else 0, "value": info.value if info else None,
+        "kind": ("quiet", "push", "eject")[kind], "returns": returns,
+        "reason": info.reason if info else "",
+    }) + "\n")
+    trace.flush()
+
+
+def report_game(r: GameResult, ours: str, theirs: str, players: int = 2) -> None:
     result = {"a": f"{ours} wins", "b": f"{theirs} wins", "draw": "draw"}[r.winner]
-    print(f"game {r.index + 1:3d} {r.layout:14s} {ours} as {'o' if r.a_seat == 1 else 'x'}: "
+    seat = ("o" if r.a_seat == 1 else "x") if players == 2 else f"seat {r.a_seat}"
+    print(f"game {r.index + 1:3d} {r.layout:14s} {ours} as {seat}: "
           f"{result:15s} pushed off {r.ejected_a}-{r.ejected_b} in {r.plies} plies "
           f"({r.reason})", flush=True)
 
@@ -465,6 +601,10 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--ours", default="boulder", choices=sorted(ENGINES))
     parser.add_argument("--engine", default="cotix", choices=["cotix", "verloop"])
+    parser.add_argument("--players", default="2", choices=["2", "3", "4t"],
+                        help="3: three players, ours in one seat and the engine in the "
+                        "other two; 4t: two teams of two, the engine also our partner "
+                        "(the Java engine only; its own layouts)")
     parser.add_argument("--games", type=int, default=8)
     parser.add_argument("--budget", type=float, default=1.0, help="seconds per move, both sides")
     parser.add_argument("--movelimit", type=int, default=150)
@@ -480,6 +620,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--verloop-src", default=None,
                         help="AbaloneAI source tree or git repository "
                         f"(default: clone {VERLOOP_URL})")
+    parser.add_argument("--trace", default=None,
+                        help="write one JSON line per move of ours to this file")
     parser.add_argument("--cache-dir", default=str(DEFAULT_CACHE),
                         help="where clones and built engines are kept")
     args = parser.parse_args(argv)
@@ -492,6 +634,9 @@ def main(argv: list[str] | None = None) -> int:
         if args.engine == "verloop" and name not in VERLOOP_LAYOUTS:
             parser.error(f"the Java engine sets up only {', '.join(VERLOOP_LAYOUTS)}")
 
+    players = int(args.players.rstrip("t"))
+    if players > 2 and args.engine != "verloop":
+        parser.error("games with more players are played against the Java engine (verloop)")
     cache = Path(args.cache_dir).expanduser()
     engine: Engine
     if args.engine == "cotix":
@@ -507,13 +652,20 @@ def main(argv: list[str] | None = None) -> int:
     results: list[GameResult] = []
     thinking = {"a": 0.0, "b": 0.0}
     started = time.perf_counter()
+    trace = open(args.trace, "w") if args.trace else None
     try:
         for index in range(args.games):
-            result = play_game(spec, index, engine, thinking)
+            if players > 2:
+                assert isinstance(engine, VerloopEngine)
+                result = play_multi_game(spec, index, players, engine, thinking)
+            else:
+                result = play_game(spec, index, engine, thinking, trace)
             results.append(result)
-            report_game(result, args.ours, engine.name)
+            report_game(result, args.ours, engine.name, players)
     finally:
         engine.close()
+        if trace is not None:
+            trace.close()
     elapsed = time.perf_counter() - started
     print_summary(spec, engine.name, results, thinking, elapsed)
     return 0

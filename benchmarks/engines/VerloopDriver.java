@@ -3,10 +3,14 @@
 // checkout of their sources.  It lives in their search package because the search entry
 // it calls (DefaultMinimax.minimax(int)) and the lock that guards its board are protected.
 //
-// Positions are the cells of the first player (their "black", who moves first) and of the
-// second, in their own notation (Board.cubeToAbal): "a1 a2 ... / i5 i6 ...".
+// Positions are the cells of each player in the order they move (their "black" first), in
+// their own notation (Board.cubeToAbal): "a1 a2 ... / i5 i6 ..." (three or four groups with
+// more players).  With four players their teams are players 1+2 and 3+4 of their list and
+// the teams alternate, so the order of moving is their players 1, 3, 2, 4.
 // Requests, one a line; every answer is one line:
-//   new LAYOUT          -> "position ..."  (LAYOUT: STANDARD2 or BELGIAN_DAISY; a new game)
+//   new LAYOUT          -> "position ..."  (LAYOUT: STANDARD2 or BELGIAN_DAISY for two
+//                                           players, STANDARD3 for three, STANDARD4 for
+//                                           two teams of two; a new game)
 //   play CELLS > DEST = POSITION -> "ok"   (the side to move moves the line CELLS one step,
 //                                           the first cell to DEST, reaching POSITION;
 //                                           "error ..." when their rules disagree)
@@ -14,6 +18,9 @@
 //                                           iterative deepening within MS milliseconds)
 //   quit
 // Their code prints progress on standard output; it is sent to standard error instead.
+// Their rules let a player move a partner's marbles along with its own (a side-step with one
+// own marble, an in-line move whose rear marble is its own); ours do not, so their search is
+// given only the moves whose marbles of the mover's team are all the mover's own.
 package model.artificialintelligence.minimax;
 
 import java.io.BufferedReader;
@@ -62,6 +69,39 @@ public final class VerloopDriver {
                 .build();
     }
 
+    /** Their depth-bound iterative deepening with the settings of searchSettings(), its
+     *  moves limited to those that move only the mover's own marbles (see above). */
+    static final class OwnMarblesSearch extends DepthBoundIterativeDeepeningDfs {
+        OwnMarblesSearch(GameState gameState, GameStateEvaluator evaluator) {
+            super(gameState, evaluator, 64);
+            evaluator.enableHashing();
+            enableWindowNarrowing();
+            enableEvaluateSorting(1, 2);
+            enableHistoryHeuristicSorting(3, 4);
+            enableMarbleOrdering(5, 5);
+        }
+
+        @Override
+        public List<PlayableMove> getAllLegalMoves(int depth) {
+            List<PlayableMove> moves = super.getAllLegalMoves(depth);
+            List<PlayableMove> own = new ArrayList<>(moves.size());
+            for (PlayableMove move : moves) {
+                if (ownMarblesOnly(move)) own.add(move);
+            }
+            return own;
+        }
+    }
+
+    /** Whether every marble of the mover's team that the move shifts is the mover's own
+     *  (the marbles of other teams in a push are the ones pushed). */
+    static boolean ownMarblesOnly(Move move) {
+        Player mover = move.getInitiator();
+        for (Marble marble : move.getMarbles()) {
+            if (marble.getTeam() == mover.getTeam() && marble.getOwner() != mover) return false;
+        }
+        return true;
+    }
+
     private static Minimax.Builder searchSettings() {
         return new Minimax.Builder()
                 .withDepthBoundIddfs(64)
@@ -71,10 +111,24 @@ public final class VerloopDriver {
                 .enableMarbleOrdering(5, 5);
     }
 
+    /** The players in the order they move: the teams take turns, and within a team its
+     *  players take turns. */
+    private List<Player> playersInTurnOrder() {
+        List<Player> players = new ArrayList<>();
+        List<Team> teams = gameState.getTeams();
+        int most = 0;
+        for (Team team : teams) most = Math.max(most, team.players.size());
+        for (int round = 0; round < most; round++) {
+            for (Team team : teams) {
+                if (round < team.players.size()) players.add(team.players.get(round));
+            }
+        }
+        return players;
+    }
+
     private String position() {
         StringBuilder out = new StringBuilder();
-        List<Player> players = new ArrayList<>();
-        for (Team team : gameState.getTeams()) players.addAll(team.players);
+        List<Player> players = playersInTurnOrder();
         for (int i = 0; i < players.size(); i++) {
             if (i > 0) out.append(" /");
             TreeSet<String> cells = new TreeSet<>();
@@ -101,9 +155,11 @@ public final class VerloopDriver {
 
     private String newGame(String layoutName) {
         StartingLayout layout = StartingLayout.valueOf(layoutName);
-        List<Player> players = new ArrayList<>(Arrays.asList(
-                Player.newPlayer("first", searchSettings(), evaluator()),
-                Player.newPlayer("second", searchSettings(), evaluator())));
+        int count = layout == StartingLayout.STANDARD3 ? 3 : layout == StartingLayout.STANDARD4 ? 4 : 2;
+        List<Player> players = new ArrayList<>();
+        for (int i = 0; i < count; i++) {
+            players.add(Player.newPlayer("player" + (i + 1), searchSettings(), evaluator()));
+        }
         gameState = new GameState(players, layout);
         searches.clear();
         return "position " + position();
@@ -144,7 +200,7 @@ public final class VerloopDriver {
         Team team = gameState.getCurrentTeam();
         DefaultMinimax search = searches.get(team);
         if (search == null) {
-            search = (DefaultMinimax) searchSettings().build(gameState, evaluator());
+            search = new OwnMarblesSearch(gameState, evaluator());
             searches.put(team, search);
         }
         gameState.gameStats.initializeTurn();
