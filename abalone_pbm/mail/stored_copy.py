@@ -29,6 +29,7 @@ from ..protocol.masking import (
     LONG_SECRET, PASSWORD_MASK, UseridCheck, hide_passwords, hide_passwords_in_html,
     mask_and_find_passwords,
 )
+from ..db.models import InboxMail
 from .decoding import _decode_bytes, _leaf_parts
 from .mime import parse_bounded
 
@@ -76,7 +77,32 @@ def masked_raw(raw: bytes, secrets: Iterable[str], is_userid: UseridCheck = None
             _set_text(where, masked)
     if not changed:
         return raw
-    return _hide_in_headers(message.as_bytes(policy=_POLICY), found)
+    try:
+        return _hide_in_headers(message.as_bytes(policy=_POLICY), found)
+    except Exception:  # a part the library cannot write again: the bytes as they came
+        return _hide_in_bytes(raw, found)
+
+
+def mask_stored_mail(mail: InboxMail, secrets: Iterable[str] = ()) -> None:
+    """Replace ``mail.raw`` by its masked copy (a mail dropped unanswered or parked
+    too: the masking rule finds its passwords without the server's reading)."""
+    mail.raw = masked_raw(bytes(mail.raw), secrets)
+
+
+def _hide_in_bytes(raw: bytes, secrets: set[str]) -> bytes:
+    """The secrets out of bytes the library could not write again, byte for byte (in
+    UTF-8 and Latin-1): the long ones anywhere, the short ones as words."""
+    for secret in sorted(secrets, key=len, reverse=True):
+        for encoded in {secret.encode("utf-8", "surrogateescape"),
+                        secret.encode("latin-1", "replace")}:
+            if encoded not in raw:
+                continue
+            if len(secret) >= LONG_SECRET:
+                raw = raw.replace(encoded, PASSWORD_MASK.encode())
+            else:
+                raw = re.sub(rb"(?<![A-Za-z0-9@.])" + re.escape(encoded) + rb"(?![A-Za-z0-9@])",
+                             PASSWORD_MASK.encode(), raw)
+    return raw
 
 
 def _header_text(value: object) -> str:

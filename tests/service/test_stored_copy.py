@@ -1,0 +1,106 @@
+"""A processed mail's stored copy (InboxMail.raw) keeps no password in clear, and keeps
+everything else a replay or an admin needs: headers, structure, valid MIME."""
+
+from __future__ import annotations
+
+import base64
+import email
+import email.policy
+from email.message import EmailMessage
+
+from sqlalchemy import select
+
+from abalone_pbm.db.models import InboxMail
+from abalone_pbm.mail.stored_copy import masked_raw
+
+from .harness import Harness
+
+M = "********"
+
+
+def _stored(harness: Harness) -> list[InboxMail]:
+    with harness.database.read() as session:
+        rows = list(session.scalars(select(InboxMail).order_by(InboxMail.id)))
+        session.expunge_all()
+        return rows
+
+
+def _texts(raw: bytes) -> tuple[str, list[str]]:
+    """The Subject and every text part of ``raw``, decoded (the bytes must parse)."""
+    message = email.message_from_bytes(raw, policy=email.policy.default)
+    # (A part written anew has the line ends of MIME's canonical form, CRLF.)
+    texts = [str(part.get_content()).replace("\r\n", "\n") for part in message.walk()
+             if part.get_content_maintype() == "text"]
+    return str(message["Subject"]), texts
+
+
+def test_a_signup_is_stored_masked_with_its_headers(harness: Harness) -> None:
+    harness.mail("fred@example.org", "signup fred Sesame77x", "",
+                 message_id="<signup-1@players.test>")
+    [row] = _stored(harness)
+    raw = bytes(row.raw)
+    assert b"Sesame77x" not in raw
+    subject, texts = _texts(raw)
+    assert subject == f"signup fred {M}"
+    message = email.message_from_bytes(raw, policy=email.policy.default)
+    assert message["Message-ID"] == "<signup-1@players.test>"
+    assert message["From"] == "fred@example.org"
+    assert row.status == "done" and row.dedup_key  # redelivery is told by the key
+
+
+def test_a_mail_without_a_password_is_kept_byte_for_byte(harness: Harness) -> None:
+    harness.signup("fred", "Sesame77x")
+    message = EmailMessage()
+    message["From"] = "fred@example.org"
+    message["To"] = harness.settings.address
+    message["Subject"] = "abalone games fred"
+    message["Message-ID"] = "<games-1@players.test>"
+    message.set_content("Which boards do I play?  Nice server, by the way.\n")
+    raw = message.as_bytes()
+    harness.deliver("fred@example.org", harness.settings.address, raw)
+    assert bytes(_stored(harness)[-1].raw) == raw
+
+
+def test_every_text_part_and_encoding_is_masked_and_valid_mime(harness: Harness) -> None:
+    message = EmailMessage()
+    message["From"] = "wilma@example.org"
+    message["To"] = harness.settings.address
+    message["Subject"] = "signup wilma Pebbles2024 wilma@example.org"
+    message["Thread-Topic"] = "signup wilma Pebbles2024 wilma@example.org"
+    message.set_content("Hello!\nchange password wilma Pebbles2024 Bamm9Bamm\n"
+                        "Grüße, Wilma\n", cte="base64")
+    message.add_alternative("<p>change password wilma Pebbles2024 Bamm9Bamm</p>"
+                            "<p>Grüße</p>", subtype="html", cte="quoted-printable")
+    message.add_attachment(b"\x89PNG not text", maintype="image", subtype="png",
+                           filename="board.png")
+    harness.deliver("wilma@example.org", harness.settings.address, message.as_bytes())
+    raw = bytes(_stored(harness)[-1].raw)
+    for secret in ("Pebbles2024", "Bamm9Bamm"):
+        assert secret.encode() not in raw
+        assert base64.b64encode(secret.encode())[:8] not in raw
+    subject, texts = _texts(raw)
+    assert subject == f"signup wilma {M} wilma@example.org"
+    assert texts[0] == f"Hello!\nchange password wilma {M} {M}\nGrüße, Wilma\n"
+    assert texts[1].startswith(f"<p>change password wilma {M} {M}</p><p>Grüße</p>")
+    parsed = email.message_from_bytes(raw, policy=email.policy.default)
+    assert parsed["Thread-Topic"] == f"signup wilma {M} wilma@example.org"
+    [attachment] = list(parsed.iter_attachments())
+    assert attachment.get_content() == b"\x89PNG not text"
+
+
+def test_a_misspelt_command_and_a_quoted_one_are_masked(harness: Harness) -> None:
+    harness.signup("fred", "Sesame77x")
+    harness.mail("fred@example.org", "signof fred Sesame77x",
+                 "and again below:\n> abalone move 101 fred Sesame77x c3-c5\n")
+    raw = bytes(_stored(harness)[-1].raw)
+    assert b"Sesame77x" not in raw
+    subject, [body] = _texts(raw)
+    assert subject == f"signof fred {M}"
+    assert body == f"and again below:\n> abalone move 101 fred {M} c3-c5\n"
+
+
+def test_masked_raw_keeps_bytes_it_cannot_read() -> None:
+    raw = b"From: a@example.org\r\nSubject: hello\r\n\r\nc3-c5\r\n"
+    assert masked_raw(raw, ()) == raw
+    assert masked_raw(raw, {"hello"}) == b"From: a@example.org\r\nSubject: " + M.encode() \
+        + b"\r\n\r\nc3-c5\r\n"
