@@ -352,6 +352,105 @@ class BounceScore(Base):
     notice_sent_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), default=None)
 
 
+class Tournament(Base):
+    """A tournament (DESIGN §2.9): its format, its games' options and where it stands.
+    A championship's editions share ``series``; each edition is a row of its own."""
+
+    __tablename__ = "tournaments"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    #: The name players write (``abalone tournament join NAME``), lower case.
+    name: Mapped[str] = mapped_column(String(40), unique=True)
+    #: roundrobin | swiss | knockout | championship
+    format: Mapped[str] = mapped_column(String(16))
+    #: signup | running | finished | cancelled
+    status: Mapped[str] = mapped_column(String(16), default="signup", index=True)
+    #: Games a pairing plays (2: a double round robin, a knockout's mini-match).
+    games_per_pairing: Mapped[int] = mapped_column(Integer, default=2)
+    #: Rounds of a Swiss (None: worked out at the start).
+    rounds: Mapped[int | None] = mapped_column(Integer, default=None)
+    #: The round being played (0 before the start) and the last one whose standings
+    #: were mailed.
+    current_round: Mapped[int] = mapped_column(Integer, default=0)
+    reported_round: Mapped[int] = mapped_column(Integer, default=0)
+    #: The games' challenge options as JSON (layout, variant, nagtime, forfeittime).
+    options: Mapped[str] = mapped_column(Text, default="{}")
+    min_players: Mapped[int] = mapped_column(Integer, default=2)
+    max_players: Mapped[int] = mapped_column(Integer, default=64)
+    #: Sign-up closes (and the tournament starts) then; None: when the admin starts it.
+    signup_until: Mapped[datetime | None] = mapped_column(UTCDateTime(), default=None)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime())
+    started_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), default=None)
+    finished_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), default=None)
+    #: A championship's series name and edition number (1, 2, ...).
+    series: Mapped[str | None] = mapped_column(String(40), default=None)
+    edition: Mapped[int] = mapped_column(Integer, default=1)
+    division_size: Mapped[int] = mapped_column(Integer, default=10)
+    #: Days between a championship edition's end and the next one's start.
+    interval_days: Mapped[int] = mapped_column(Integer, default=7)
+    #: When the admin was last told that the round stalls.
+    stall_reported_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), default=None)
+    #: Why it ended early (a pairing that could not be made), for the admin.
+    note: Mapped[str | None] = mapped_column(Text, default=None)
+
+
+class TournamentEntry(Base):
+    """A player entered in a tournament."""
+
+    __tablename__ = "tournament_entries"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    tournament_id: Mapped[int] = mapped_column(
+        ForeignKey("tournaments.id", ondelete="CASCADE"))
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), index=True)
+    #: entered | withdrawn | disqualified
+    status: Mapped[str] = mapped_column(String(16), default="entered")
+    joined_at: Mapped[datetime] = mapped_column(UTCDateTime())
+    left_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), default=None)
+    #: The rating when the tournament started (a tie-break, and the seeding).
+    rating_at_start: Mapped[float | None] = mapped_column(Float, default=None)
+    #: The seed (1 is the best) and the championship division (0 is the first).
+    seed: Mapped[int | None] = mapped_column(Integer, default=None)
+    division: Mapped[int] = mapped_column(Integer, default=0)
+    #: A championship entry for this edition only (no re-entry into the next).
+    once: Mapped[bool] = mapped_column(Boolean, default=False)
+    #: Standings mailed after each round and at the end (the entrant may opt out).
+    standings_mail: Mapped[bool] = mapped_column(Boolean, default=True)
+
+    user: Mapped[User] = relationship()
+
+    __table_args__ = (UniqueConstraint("tournament_id", "user_id"),)
+
+
+class TournamentGame(Base):
+    """One pairing's game of a tournament, or a bye: who meets whom in which round, its
+    board once started, and its result once over."""
+
+    __tablename__ = "tournament_games"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    tournament_id: Mapped[int] = mapped_column(
+        ForeignKey("tournaments.id", ondelete="CASCADE"), index=True)
+    round: Mapped[int] = mapped_column(Integer)
+    #: The pairing's number in its round (a knockout's match) and its division.
+    match: Mapped[int] = mapped_column(Integer, default=0)
+    division: Mapped[int] = mapped_column(Integer, default=0)
+    first_user_id: Mapped[int] = mapped_column(ForeignKey("users.id"))
+    #: None for a bye.
+    second_user_id: Mapped[int | None] = mapped_column(ForeignKey("users.id"), default=None)
+    #: The board; None for a bye.
+    board: Mapped[int | None] = mapped_column(Integer, default=None, unique=True)
+    #: The first player's score once over (1, 0.5, 0); None while it runs.
+    score_first: Mapped[float | None] = mapped_column(Float, default=None)
+    marbles_first: Mapped[int] = mapped_column(Integer, default=0)
+    marbles_second: Mapped[int] = mapped_column(Integer, default=0)
+    #: game | bye | noshow | adjudicated
+    kind: Mapped[str] = mapped_column(String(16), default="game")
+
+    first: Mapped[User] = relationship(foreign_keys=[first_user_id])
+    second: Mapped[User | None] = relationship(foreign_keys=[second_user_id])
+
+
 class MailSender(Base):
     """A process that sends the outbox, with its heartbeat (see ``db.leases``)."""
 

@@ -15,6 +15,7 @@ from abalone_pbm.db.session import Database, migrations_directory
 ALL_TABLES = {
     "addresses", "counters", "games", "inbox", "moves", "observers", "outbox", "seats",
     "rate_events", "seeks", "users", "mail_senders", "analysis_requests", "robot_usage", "bounce_scores",
+    "tournaments", "tournament_entries", "tournament_games",
 }
 
 
@@ -28,20 +29,20 @@ def schema_differences(database: Database) -> list[object]:
 
 def test_migrations_are_found_and_have_one_head() -> None:
     assert (migrations_directory() / "env.py").is_file()
-    assert Database("sqlite://").head() == "0011"
+    assert Database("sqlite://").head() == "0012"
 
 
 def test_upgrade_from_empty_builds_exactly_the_models(db_url: str) -> None:
     database = Database(db_url)
     try:
         assert database.current() is None
-        assert database.ensure_schema() == "0011"
-        assert database.current() == "0011"
+        assert database.ensure_schema() == "0012"
+        assert database.current() == "0012"
         tables = set(inspect(database.engine).get_table_names())
         assert tables == ALL_TABLES | {"alembic_version"}
         assert schema_differences(database) == []
         # Again: nothing to do.
-        assert database.ensure_schema() == "0011"
+        assert database.ensure_schema() == "0012"
     finally:
         database.dispose()
 
@@ -61,7 +62,7 @@ def test_downgrade_to_base_and_up_again(database: Database) -> None:
     assert database.current() is None
     assert set(inspect(database.engine).get_table_names()) <= {"alembic_version"}
     database.upgrade()
-    assert database.current() == "0011"
+    assert database.current() == "0012"
     assert schema_differences(database) == []
 
 
@@ -103,6 +104,6 @@ def test_postgresql_urls_use_psycopg_3(postgres_url: str) -> None:
         assert database.is_postgresql and not database.is_sqlite
         assert database.url == plain
         assert database.engine.url.drivername == "postgresql+psycopg"
-        assert database.ensure_schema() == "0011"
+        assert database.ensure_schema() == "0012"
     finally:
         database.dispose()
