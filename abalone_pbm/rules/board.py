@@ -27,6 +27,7 @@ from .geometry import (
     OFFSETS,
     iter_bits,
 )
+from . import movegen
 from .layouts import ROW_LENGTHS, Layout, get_layout
 from .moves import Move
 from .notation import parse_move
@@ -128,6 +129,8 @@ class Board:
     _fixed = 0
     #: Treasure marbles (thief), a subset of the players' marbles; 0 without.
     _treasure = 0
+    #: Whether the neutral marble is pushed only as the first pushed marble (soccer).
+    _ball_first_only = False
     #: What decided the game in a variant ("*1": player 1 pushed off the princess).
     _event: str | None = None
 
@@ -168,6 +171,7 @@ class Board:
             self._treasure = treasure
             self._event = event
             self._fixed = 0 if variant.pushable else marbles[0]
+            self._ball_first_only = variant.neutral_pushed_only_first
         self.turn = turn
         self.move_stack: list[Move] = []
         self._stack: list[_Undo] = []
@@ -332,60 +336,8 @@ class Board:
 
     def _generate_fast(self, seat: int) -> list[Move]:
         own, _, enemy = self.side_masks(seat)
-        occupied = own | enemy | self._fixed
-        empty = BOARD_MASK & ~occupied
-        free = GRID_MASK & ~occupied
-        moves: list[Move] = []
-        append = moves.append
-        for d in range(6):
-            o = OFFSETS[d]
-            if o > 0:
-                g2 = own & (own << o)
-                g3 = g2 & (g2 << o)
-                f1, f2, f3 = own << o, g2 << o, g3 << o
-            else:
-                p = -o
-                g2 = own & (own >> p)
-                g3 = g2 & (g2 >> p)
-                f1, f2, f3 = own >> p, g2 >> p, g3 >> p
-            # Into an empty cell: 1, 2 or 3 marbles; the moving line ends just behind f.
-            for fronts, length in ((f1 & empty, 1), (f2 & empty, 2), (f3 & empty, 3)):
-                while fronts:
-                    low = fronts & -fronts
-                    f = low.bit_length() - 1
-                    fronts ^= low
-                    cells = 1 << (f - o)
-                    if length > 1:
-                        cells |= 1 << (f - 2 * o)
-                        if length > 2:
-                            cells |= 1 << (f - 3 * o)
-                    append(Move(cells, d))
-            # Pushes: the cell after the pushed marbles must be empty or off the board.
-            for pushed_one, length in ((f2 & enemy, 2), (f3 & enemy, 3)):
-                if pushed_one:
-                    beyond = (pushed_one << o if o > 0 else pushed_one >> -o)
-                    heads = beyond & free
-                    while heads:
-                        low = heads & -heads
-                        b = low.bit_length() - 1
-                        heads ^= low
-                        cells = (1 << (b - 2 * o)) | (1 << (b - 3 * o))
-                        if length == 3:
-                            cells |= 1 << (b - 4 * o)
-                        append(Move(cells, d))
-            second = f3 & enemy
-            if second:
-                second = (second << o if o > 0 else second >> -o) & enemy
-                if second:
-                    beyond = (second << o if o > 0 else second >> -o) & free
-                    while beyond:
-                        low = beyond & -beyond
-                        b = low.bit_length() - 1
-                        beyond ^= low
-                        cells = (1 << (b - 3 * o)) | (1 << (b - 4 * o)) | (1 << (b - 5 * o))
-                        append(Move(cells, d))
-        self._append_side_steps(own, empty, append)
-        return moves
+        lead_only = self._marbles[0] if self._ball_first_only else 0
+        return movegen.moves(own, enemy, self._fixed, lead_only)
 
     @staticmethod
     def _append_side_steps(own: int, empty: int, append: Callable[[Move], None]) -> None:
@@ -424,6 +376,7 @@ class Board:
         occupied = own | friends | enemy | self._fixed
         empty = BOARD_MASK & ~occupied
         mine = own | friends
+        lead_only = self._marbles[0] if self._ball_first_only else 0
         moves: list[Move] = []
         rear_cells = own
         while rear_cells:
@@ -450,7 +403,9 @@ class Board:
                     if length == 1 or not (enemy >> target & 1):
                         continue
                     run, after = 0, target
-                    while enemy >> after & 1:
+                    # A lead-only marble (the ball) behind a pushed one stops the run:
+                    # it is occupied, so the push is blocked.
+                    while enemy >> after & 1 and not (run and lead_only >> after & 1):
                         run += 1
                         after += o
                     if run < length and not (occupied >> after & 1):
@@ -465,7 +420,8 @@ class Board:
         if self.is_game_over():
             return 0
         own, _, enemy = self.side_masks(self.turn)
-        return _count_moves(own, enemy)
+        lead_only = self._marbles[0] if self._ball_first_only else 0
+        return movegen.count_moves(own, enemy, self._fixed, lead_only)
 
     # ------------------------------------------------------------ playing
     def push(self, move: Move) -> None:
@@ -703,59 +659,6 @@ def _has_step(own: int, empty: int) -> bool:
     return False
 
 
-def _count_moves(own: int, enemy: int) -> int:
-    """Count legal moves with population counts only (no ``Move`` objects)."""
-    occupied = own | enemy
-    empty = BOARD_MASK & ~occupied
-    free = GRID_MASK & ~occupied
-    total = 0
-    for o in OFFSETS:
-        if o > 0:
-            g2 = own & (own << o)
-            g3 = g2 & (g2 << o)
-            f1, f2, f3 = own << o, g2 << o, g3 << o
-            p2, p3 = f2 & enemy, f3 & enemy
-            total += (
-                (f1 & empty).bit_count()
-                + (f2 & empty).bit_count()
-                + (f3 & empty).bit_count()
-                + ((p2 << o) & free).bit_count()
-                + ((p3 << o) & free).bit_count()
-                + ((((p3 << o) & enemy) << o) & free).bit_count()
-            )
-        else:
-            p = -o
-            g2 = own & (own >> p)
-            g3 = g2 & (g2 >> p)
-            f1, f2, f3 = own >> p, g2 >> p, g3 >> p
-            p2, p3 = f2 & enemy, f3 & enemy
-            total += (
-                (f1 & empty).bit_count()
-                + (f2 & empty).bit_count()
-                + (f3 & empty).bit_count()
-                + ((p2 >> p) & free).bit_count()
-                + ((p3 >> p) & free).bit_count()
-                + ((((p3 >> p) & enemy) >> p) & free).bit_count()
-            )
-    for axis in AXES:
-        o = OFFSETS[axis]
-        t2 = own & (own >> o)
-        if not t2:
-            continue
-        t3 = t2 & (t2 >> o)
-        e2 = empty & (empty >> o)
-        e3 = e2 & (e2 >> o)
-        for d in range(6):
-            if d == axis or d == axis + 3:
-                continue
-            s = OFFSETS[d]
-            if s > 0:
-                total += ((t2 << s) & e2).bit_count() + ((t3 << s) & e3).bit_count()
-            else:
-                total += ((t2 >> -s) & e2).bit_count() + ((t3 >> -s) & e3).bit_count()
-    return total
-
-
 def starting_position(layout: Layout, variant: str | None = None) -> str:
     """The position text of a layout before the first move, with the special marbles of
     ``variant`` (ValueError, in a sentence for the players, where it makes no sense)."""
@@ -885,12 +788,6 @@ class VariantBoard(Board):
     def side_masks(self, seat: int) -> tuple[int, int, int]:
         own, friends, enemy = super().side_masks(seat)
         return own, friends, enemy & ~self._fixed
-
-    def count_legal_moves(self) -> int:
-        if self._fixed and not (self.rules.teams or self.rules.ko):
-            # The bulk counter knows no fixed marbles: count generated moves.
-            return 0 if self.is_game_over() else len(self._generate(self.turn))
-        return super().count_legal_moves()
 
     # ------------------------------------------------------------- playing
     def push(self, move: Move) -> None:

@@ -136,8 +136,16 @@ class _Reader:
                 raise IllegalMoveError(
                     f"{tname} is occupied by {self.describe(target)}; one marble cannot push"
                 )
+            variant = self.board.variant
+            ball_first_only = variant is not None and variant.neutral_pushed_only_first
             run, after = 0, target
             while self.enemy >> after & 1:
+                if run and ball_first_only and self.board.owner(after) == 0:
+                    raise IllegalMoveError(
+                        f"the push is blocked by {self.describe(after)} on {CELL_NAMES[after]}: "
+                        f"behind {self.describe(after - o)} it is an obstacle "
+                        "(it is pushed only when it comes first)"
+                    )
                 run += 1
                 after += o
             if run >= len(line):

@@ -26,7 +26,10 @@ The variants
     never moves in a side-step.  Whoever pushes it off the board wins (with
     ``-teams``, that player's team).
 ``soccer``
-    Two players only.  A neutral ball on e5, pushed like the princess.  The six sides
+    Two players only.  A neutral ball on e5, pushed like the princess when it leads
+    the pushed marbles (the ball first, then an opponent marble: three push the two,
+    an ordinary push); lying behind an opponent marble it is an obstacle, as the
+    Abafoot rules have it: the push is blocked, as if by the edge of a wall.  The six sides
     of the board are split between two halves: player 1 (who starts at the top)
     defends the *top* (a1-a5), *upper-left* (a1-e1) and *upper-right* (a5-e9)
     sides, player 2 the *bottom* (i5-i9), *lower-left* (e1-i5) and *lower-right*
@@ -163,6 +166,9 @@ class Variant:
     neutral: ClassVar[str] = ""
     #: Whether the neutral marbles may be pushed (like an opponent marble, by anyone).
     pushable: ClassVar[bool] = True
+    #: Whether a neutral marble is pushed only as the first of the pushed marbles; behind
+    #: an opponent marble it blocks the push (the soccer ball, by the Abafoot rules).
+    neutral_pushed_only_first: ClassVar[bool] = False
     #: Whether the players have treasure marbles.
     treasures: ClassVar[bool] = False
     #: One sentence for the players.
@@ -241,6 +247,7 @@ class Princess(_CentreMarble):
 class Soccer(_CentreMarble):
     name = "soccer"
     neutral = "the ball"
+    neutral_pushed_only_first = True
     summary = (
         "a neutral ball on e5; push it off an edge of your opponent's half to win, "
         "off an edge of your own half and you lose"

@@ -121,11 +121,14 @@ def naive_moves(
     players: int,
     teams: bool = False,
     fixed_neutral: bool = False,
+    ball: bool = False,
 ) -> dict[MoveKey, tuple[dict[str, int], int]]:
     """Every legal move of ``seat``: {(line, delta): (marbles after, marbles ejected)}.
 
     Player 0 is a neutral marble: pushed like any opponent marble (and not counted as
-    ejected), or with ``fixed_neutral`` (the pillar) never moved and never entered.
+    ejected), or with ``fixed_neutral`` (the pillar) never moved and never entered, or
+    with ``ball`` (soccer) pushed only as the first pushed marble: behind an opponent
+    marble it stops the push.
     """
     side = side_of(seat, players, teams)
 
@@ -163,6 +166,8 @@ def naive_moves(
                     pushed: list[str] = []
                     cell: str | None = target
                     while cell is not None and enemy(cell):
+                        if ball and pushed and marbles[cell] == 0:
+                            break  # the ball behind an opponent marble: an obstacle
                         pushed.append(cell)
                         cell = step(cell, delta)
                     if len(pushed) < len(line) and (cell is None or cell not in marbles):
@@ -210,29 +215,37 @@ def _slide(
 
 
 def naive_successors(
-    text: str, teams: bool = False, fixed_neutral: bool = False
+    text: str, teams: bool = False, fixed_neutral: bool = False, ball: bool = False
 ) -> dict[MoveKey, str]:
     """{(line, delta): position text after the move} for the player to move."""
     marbles, turn, ejected = parse_position(text)
     players = len(ejected)
     result = {}
-    for key, (after, out) in naive_moves(marbles, turn, players, teams, fixed_neutral).items():
+    moves = naive_moves(marbles, turn, players, teams, fixed_neutral, ball)
+    for key, (after, out) in moves.items():
         counts = list(ejected)
         counts[turn - 1] += out
-        nxt = _naive_next(after, turn, players, teams, fixed_neutral)
+        nxt = _naive_next(after, turn, players, teams, fixed_neutral, ball)
         result[key] = make_position(after, nxt, counts)
     return result
 
 
 def _naive_next(
-    marbles: Mapping[str, int], seat: int, players: int, teams: bool, fixed_neutral: bool = False
+    marbles: Mapping[str, int],
+    seat: int,
+    players: int,
+    teams: bool,
+    fixed_neutral: bool = False,
+    ball: bool = False,
 ) -> int:
     """The next seat with marbles and a legal move; the mover itself last of all."""
     for k in range(1, players + 1):
         candidate = (seat - 1 + k) % players + 1
         if candidate not in marbles.values():
             continue
-        if candidate == seat or naive_moves(marbles, candidate, players, teams, fixed_neutral):
+        if candidate == seat or naive_moves(
+            marbles, candidate, players, teams, fixed_neutral, ball
+        ):
             return candidate
     return seat
 

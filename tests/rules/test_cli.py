@@ -94,3 +94,16 @@ def test_perft_bad_layout() -> None:
     result = run("perft", "nowhere", "2")
     assert result.returncode == 2
     assert "unknown layout" in result.stderr
+
+
+def test_moves_with_the_soccer_ball_behind_an_opponent() -> None:
+    # Issue 24's position: player 1's e8-e6 against player 2's e5 with the ball behind
+    # it on e4 is blocked in soccer (the ball is an obstacle there), not in princess.
+    position = "...../....../......./......../...*2111./......../......./....../..... 1 0,0"
+    soccer = run("moves", "--variant", "soccer", position)
+    assert soccer.returncode == 0, soccer.stderr
+    soccer_moves = {line.split("\t")[0] for line in soccer.stdout.splitlines() if line}
+    princess = run("moves", "--variant", "princess", position)
+    princess_moves = {line.split("\t")[0] for line in princess.stdout.splitlines() if line}
+    assert princess_moves - soccer_moves == {"e8-e6,e5"}
+    assert len(soccer_moves) == 27

@@ -306,8 +306,8 @@ def test_neutral_marble_pushes(variant: str) -> None:
     # It counts as an opponent marble: two cannot push it with an opponent marble ...
     board = variant_board({"e4": 1, "e5": 1, "e6": 0, "e7": 2, "a1": 2}, variant)
     assert refusal(board, "e4-e5,e6") == "two cannot push two (the marbles from e6)"
-    # ... three can, whoever's marble comes first.
-    for first, second in ((0, 2), (2, 0)):
+    # ... three can when it comes first (and, the princess, when it comes second).
+    for first, second in ((0, 2), (2, 0)) if variant == "princess" else ((0, 2),):
         board = variant_board({"e3": 1, "e4": 1, "e5": 1, "e6": first, "e7": second,
                                "a1": 2, "i9": 2}, variant)
         board.push_text("e3-e5,e6")
@@ -322,6 +322,88 @@ def test_neutral_marble_pushes(variant: str) -> None:
     assert refusal(board, "e5,e6") == f"e5 holds {noun}, not one of yours"
     assert refusal(board, "e4-e6,e7") == f"e5 holds {noun}, not one of yours"
     assert all(not m.cells >> cell("e5") & 1 for m in board.generate_legal_moves())
+
+
+# ------------------------------------------ soccer: the ball behind an opponent
+BALL_OBSTACLE = (
+    "the push is blocked by the ball on {ball}: behind your opponent's marble it is an "
+    "obstacle (it is pushed only when it comes first)"
+)
+
+
+def _soccer_moves(board: Board) -> set[str]:
+    moves = {str(m) for m in board.generate_legal_moves()}
+    assert board.count_legal_moves() == len(moves)
+    assert set(board._generate_fast(board.turn)) == set(board._generate_general(board.turn))
+    return moves
+
+
+def test_the_issue_position_the_ball_behind_an_opponent_blocks() -> None:
+    # Row E: the ball on e4, player 2 on e5, player 1 on e6-e8 (issue 24's position).
+    text = "...../....../......./......../...*2111./......../......./....../..... 1 0,0"
+    board = Board(text, Rules(variant="soccer"))
+    assert "e8-e6,e5" not in _soccer_moves(board)
+    assert refusal(board, "e8-e6,e5") == BALL_OBSTACLE.format(ball="e4")
+    # The princess in the same place is one more marble to push.
+    princess = Board(text, Rules(variant="princess"))
+    assert "e8-e6,e5" in {str(m) for m in princess.generate_legal_moves()}
+
+
+def test_the_ball_on_the_rim_behind_an_opponent_is_no_goal() -> None:
+    # Three push an opponent marble and the ball behind it off e1: blocked, no goal.
+    board = Board(row_e("*2111...."), Rules(variant="soccer"))
+    assert "e5-e3,e2" not in _soccer_moves(board)
+    assert refusal(board, "e5-e3,e2") == BALL_OBSTACLE.format(ball="e1")
+    assert board.outcome() is None
+
+
+@pytest.mark.parametrize("seat", [1, 2])
+@pytest.mark.parametrize(
+    ("direction", "line", "pushed", "ball", "move"),
+    [
+        ("right", ("e2", "e3", "e4"), "e5", "e6", "e2-e4,e5"),
+        ("down-left", ("b4", "c4", "d4"), "e4", "f4", "b4-d4,e4"),
+        ("up-right", ("h8", "g8", "f8"), "e8", "d8", "h8-f8,e8"),
+    ],
+)
+def test_the_ball_behind_an_opponent_blocks_in_every_direction(
+    seat: int, direction: str, line: tuple[str, ...], pushed: str, ball: str, move: str
+) -> None:
+    other = 3 - seat
+    marbles: dict[str, int | str] = {**{c: seat for c in line}, pushed: other, ball: 0,
+                                     "a1" if seat == 2 else "i9": other}
+    board = variant_board(marbles, "soccer", turn=seat)
+    assert move not in _soccer_moves(board)
+    assert refusal(board, move) == BALL_OBSTACLE.format(ball=ball)
+    # The other way round, the ball first and the opponent marble behind it, three push
+    # them both: an ordinary push.
+    marbles = {**{c: seat for c in line}, pushed: 0, ball: other,
+               "a1" if seat == 2 else "i9": other}
+    board = variant_board(marbles, "soccer", turn=seat)
+    assert move in _soccer_moves(board)
+    board.push_text(move)
+    assert board.owner(cell(ball)) == 0 and board.outcome() is None
+
+
+def test_the_ball_behind_an_opponent_blocks_also_where_two_would_push_one() -> None:
+    # Two against an opponent marble with the ball behind it: the ball is not a free
+    # cell, so the push is blocked, as by any marble there.
+    board = variant_board({"e3": 1, "e4": 1, "e5": 2, "e6": 0, "i9": 2}, "soccer")
+    assert "e3-e4,e5" not in _soccer_moves(board)
+    assert refusal(board, "e3-e4,e5") == BALL_OBSTACLE.format(ball="e6")
+
+
+def test_the_ball_alone_and_first_is_pushed_off_for_a_goal() -> None:
+    # Two push the ball alone off the rim, three push ball and opponent marble: both
+    # ordinary pushes; the first that pushes the ball off scores.
+    board = variant_board({"g7": 1, "h8": 1, "i9": 0, "a1": 2}, "soccer")
+    assert "g7-h8,i9" in _soccer_moves(board)
+    board.push_text("g7-h8,i9")
+    assert board.outcome() == Outcome((1,), GOAL)
+    board = variant_board({"e1": 1, "e2": 1, "e3": 1, "e4": 0, "e5": 2, "i9": 2}, "soccer")
+    assert "e1-e3,e4" in _soccer_moves(board)
+    board.push_text("e1-e3,e4")
+    assert board.owner(cell("e5")) == 0 and board.owner(cell("e6")) == 2
 
 
 def test_a_neutral_marble_is_not_counted_as_pushed_off() -> None:
@@ -687,7 +769,9 @@ def test_neutral_marbles_against_the_reference(position: str, variant: str) -> N
     assert board.count_legal_moves() == len(list(board.generate_legal_moves()))
     if board.is_game_over():
         return
-    expected = naive_successors(position, fixed_neutral=variant == "pillar")
+    expected = naive_successors(
+        position, fixed_neutral=variant == "pillar", ball=variant == "soccer"
+    )
     assert _strip_event(board_successors(board)) == expected
 
 
@@ -739,11 +823,13 @@ def test_treasures_against_the_reference(positions: tuple[str, str]) -> None:
 def test_perft_two_against_the_reference(variant: str) -> None:
     board = Board(rules=Rules(variant=variant))
     position = _digits(board.position())
-    fixed = variant == "pillar"
+    fixed, ball = variant == "pillar", variant == "soccer"
     expected = 0
-    for after in naive_successors(position, fixed_neutral=fixed).values():
+    for after in naive_successors(position, fixed_neutral=fixed, ball=ball).values():
         marbles, turn, ejected = parse_position(after)
-        expected += len(naive_moves(marbles, turn, len(ejected), fixed_neutral=fixed))
+        expected += len(
+            naive_moves(marbles, turn, len(ejected), fixed_neutral=fixed, ball=ball)
+        )
     assert perft(board, 2) == expected == 1936
 
 
