@@ -294,7 +294,7 @@ def published_key(key: DkimKey, lookup: TxtLookup | None = None) -> str | None:
 def verify_published(signer: DkimSigner, lookup: TxtLookup | None = None) -> tuple[bool, str]:
     """Sign a sample mail and verify it with dkimpy against the record in DNS:
     (it verifies, a sentence saying so or why not)."""
-    import dkim as dkimpy
+    import dkim as dkimpy  # type: ignore[import-untyped]
 
     key = signer.key
     try:
