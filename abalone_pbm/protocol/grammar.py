@@ -65,6 +65,7 @@ from .commands import (
     Vacation,
 )
 from .comments import extract_comment, multiple_lines
+from . import tournament_commands as tournament
 from .masking import quotable
 from .registry import (
     COMMAND_WORDS,
@@ -502,6 +503,12 @@ _HANDLERS: dict[str, Handler] = {
     "abalone accept": _challenges_or_vote(AcceptChallenge, "accept"),
     "abalone reject": _challenges_or_vote(RejectChallenge, "reject"),
     "abalone seek": _seek,
+    "abalone tournaments": tournament.parse_list,
+    "abalone tournament show": tournament.parse_show,
+    "abalone tournament join": tournament.parse_join,
+    "abalone tournament withdraw": tournament.parse_withdraw,
+    "abalone tournament standings": tournament.parse_standings,
+    "abalone tournament mail": tournament.parse_mail,
 }
 assert set(_HANDLERS) == set(COMMANDS)
 

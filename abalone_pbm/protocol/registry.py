@@ -389,6 +389,59 @@ _SPECS = (
         secret=(1,),
     ),
     CommandSpec(
+        "abalone tournaments",
+        "abalone tournaments",
+        "the tournaments open for sign-up and running",
+        "Mails you the list of tournaments: those you can join, those being played, "
+        "and the last ones finished, each with its format and number of players.",
+    ),
+    CommandSpec(
+        "abalone tournament show",
+        "abalone tournament show <name>",
+        "a tournament's rules, players and games",
+        "Mails you what a tournament is: its format, the options and time limits of its "
+        "games, its players, and the boards of each round with their results.",
+    ),
+    CommandSpec(
+        "abalone tournament join",
+        "abalone tournament join <name> <userid> <password> [once]",
+        "enter a tournament",
+        "Enters you in a tournament while its sign-up is open.  Its games start by "
+        "themselves (your limit and reject settings do not refuse them) and are rated "
+        "as usual; they nag after a day and forfeit after a week unless the "
+        "tournament says otherwise.  A championship enters you in its next edition too "
+        "unless you add 'once'.",
+        secret=(2,),
+    ),
+    CommandSpec(
+        "abalone tournament withdraw",
+        "abalone tournament withdraw <name> <userid> <password>",
+        "leave a tournament",
+        "Takes you out of a tournament (and out of a championship's next editions).  "
+        "Before the start you are simply no longer entered; after it, every game of "
+        "yours still running in the tournament is resigned, and you are paired no more.",
+        secret=(2,),
+    ),
+    CommandSpec(
+        "abalone tournament standings",
+        "abalone tournament standings <name>",
+        "a tournament's table with its tie-breaks",
+        "Mails you a tournament's standings: points (1 a win, 1/2 a draw; a bye or an "
+        "opponent who never moved 1), and each tie-break in its own column: "
+        "Sonneborn-Berger in round robins and championships, Buchholz in a Swiss, the "
+        "round reached in a knockout, then head-to-head, marble difference and the "
+        "rating at the start.  A line under the table says how ties are broken.",
+    ),
+    CommandSpec(
+        "abalone tournament mail",
+        "abalone tournament mail <name> <userid> <password> on|off",
+        "standings after each round, or not",
+        "Every entrant gets the standings after each round and at the end; 'off' stops "
+        "those mails for you in that tournament, 'on' starts them again.  The board "
+        "mails of your games still come.",
+        secret=(2,),
+    ),
+    CommandSpec(
         "abalone seek",
         "abalone seek <userid> <password> <N>",
         "look for opponents",
@@ -407,8 +460,11 @@ COMMAND_WORDS: dict[tuple[str, ...], CommandSpec] = {
     for spec in _SPECS
     for words in (spec.words, *(tuple(alias.split()) for alias in spec.aliases))
 }
-#: The second words of the game commands (``move``, ``mvoe``, ``board``).
-GAME_COMMAND_WORDS = {words[1] for words in COMMAND_WORDS if words[0] == GAME_WORD}
+#: The second words of the two-word game commands (``move``, ``mvoe``, ``board``): each
+#: names a command by itself after the game word (``tournament`` does not: its third
+#: word does).
+GAME_COMMAND_WORDS = {words[1] for words in COMMAND_WORDS
+                      if words[0] == GAME_WORD and len(words) == 2}
 #: The first words of the server commands (``signup``, ``change``, ``password``).
 SERVER_FIRST_WORDS = {words[0] for words in COMMAND_WORDS if words[0] != GAME_WORD}
 
