@@ -12,7 +12,7 @@ from __future__ import annotations
 import email.policy
 import heapq
 from collections import deque
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 from collections.abc import Iterable, Iterator, Sequence
 from itertools import islice
 from dataclasses import dataclass
@@ -223,7 +223,8 @@ def _waiting_in_turn(session: Session, exclude: Iterable[int]) -> Iterator[_Wait
     queues: dict[tuple[str, object], deque[int]] = {}
     mails: dict[int, _Waiting] = {}
     senders: dict[str | None, str] = {}  # _sender_key of each envelope sender seen
-    for mail_id, envelope_from, board in read_core(session, query):
+    window = cast(Iterable[tuple[int, str | None, int | None]], read_core(session, query))
+    for mail_id, envelope_from, board in window:
         sender = senders.get(envelope_from)
         if sender is None:
             sender = senders[envelope_from] = _sender_key(envelope_from)
