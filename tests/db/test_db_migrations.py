@@ -107,3 +107,45 @@ def test_postgresql_urls_use_psycopg_3(postgres_url: str) -> None:
         assert database.ensure_schema() == "0012"
     finally:
         database.dispose()
+
+
+def test_0010_gives_the_waiting_mails_their_board(db_url: str) -> None:
+    """Upgraded while a backlog waits: each waiting mail gets the board that storing it
+    now would give it (``intake.inbox_values``); processed mails are left alone."""
+    from datetime import datetime, timezone
+
+    import sqlalchemy as sa
+
+    from abalone_pbm.mail import intake
+
+    now = datetime(2026, 1, 1, tzinfo=timezone.utc)
+    mails = [
+        (b"Subject: abalone move 101 fred pw c3-c4#3\r\n\r\nx", "abalone@l", "new"),
+        (b"Subject: Re: AW: accept 102 fred pw\r\n\r\nx", "abalone@l", "new"),
+        (b"Subject: =?utf-8?q?abalone_show_board_103=23=35?=\r\n\r\nx", "abalone@l", "new"),
+        (b"Subject: Re: Abalone Board 101 fred\r\n\r\nc3-c4", "abalone+104.k3x9q7mf@l", "new"),
+        (b"Subject: multiple\r\n\r\nabalone move 105 fred pw c3-c4", "abalone@l", "new"),
+        (b"Subject: abalone move 99999999999 fred pw c3-c4\r\n\r\nx", "abalone@l", "new"),
+        (b"Subject: abalone move 106 fred pw c3-c4\r\n\r\nx", "abalone@l", "done"),
+    ]
+    database = Database(db_url)
+    try:
+        database.upgrade("0009")
+        inbox = sa.table("inbox", *(sa.column(name) for name in (
+            "received_at", "dedup_key", "envelope_from", "envelope_to", "raw", "status",
+            "attempts")))
+        with database.engine.begin() as connection:
+            for number, (raw, recipient, status) in enumerate(mails):
+                connection.execute(inbox.insert().values(
+                    received_at=now, dedup_key=f"k{number}", envelope_from="f@e",
+                    envelope_to=recipient, raw=raw, status=status, attempts=0))
+        database.upgrade("0010")
+        with database.engine.connect() as connection:
+            boards = [board for (board,) in connection.execute(
+                sa.text("SELECT board FROM inbox ORDER BY id"))]
+        expected = [intake.inbox_values(raw, "f@e", [recipient], now)["board"]
+                    if status == "new" else None for raw, recipient, status in mails]
+        assert expected == [101, 102, 103, 104, None, None, None]
+        assert boards == expected
+    finally:
+        database.dispose()
