@@ -150,8 +150,11 @@ def _subject_text(headers: Message) -> str:
 #: Where the worker looks for the reply address of a mail delivered without its
 #: envelope (a pipe without recipients): ``service.precheck.reply_target``.
 _RECIPIENT_HEADERS = ("Delivered-To", "X-Original-To", "To", "Cc")
-#: The most header addresses looked at (a header of thousands is read no further).
-_RECIPIENT_HEADERS_READ = 4096
+#: How much of those headers is looked at: the first values of each, a bounded prefix
+#: of each value (a reply address comes first; a mail of thousands of recipients is
+#: no player's reply, and a wrong guess only orders the mail, see above).
+_RECIPIENT_VALUES_READ = 8
+_RECIPIENT_VALUE_PREFIX = 1024
 
 
 def board_named(headers: Message, envelope_to: Sequence[str]) -> int | None:
@@ -161,11 +164,15 @@ def board_named(headers: Message, envelope_to: Sequence[str]) -> int | None:
     command (the worker reads them in this order too). None: known only once the
     body is read, or about no board."""
     recipients: Sequence[str] = [address for address in envelope_to if address.strip()]
-    if not recipients:
-        values = [str(value)[:_RECIPIENT_HEADERS_READ] for name in _RECIPIENT_HEADERS
-                  for value in headers.get_all(name, [])]
-        recipients = [address for _name, address in getaddresses(values) if address]
     board = board_of_reply_address(recipients)
+    if not recipients:
+        for name in _RECIPIENT_HEADERS:
+            values = [str(value)[:_RECIPIENT_VALUE_PREFIX]
+                      for value in headers.get_all(name, [])[:_RECIPIENT_VALUES_READ]]
+            board = board_of_reply_address(
+                [address for _name, address in getaddresses(values) if address])
+            if board is not None:
+                break
     return board if board is not None else board_of_subject(_subject_text(headers))
 
 
