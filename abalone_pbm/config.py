@@ -73,6 +73,9 @@ class Settings:
     dkim_selector: str = "abalone"
     dkim_domain: str = ""
     max_message_bytes: int = 262144
+    #: Where the clock reports a tournament round held up past its forfeit time (the
+    #: boards and who is to move); empty: the log only.
+    tournament_admin: str = ""
     #: host:port of the Postfix policy service that checks game recipients at RCPT
     #: time (see ``mail.policy`` and ``deploy/``); None: not started.
     policy_listen: str | None = None

@@ -8,12 +8,12 @@ import os
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 
-from . import bounces, db, dns, games, mail, rules, server, status, users
+from . import bounces, db, dns, games, mail, rules, server, status, tournaments, users
 
 Handler = Callable[[argparse.Namespace], int]
 
 #: The modules that add sub-commands, in the order ``--help`` lists them.
-SUB_COMMANDS = (rules, server, status, db, users, games, mail, bounces, dns)
+SUB_COMMANDS = (rules, server, status, db, users, games, mail, bounces, dns, tournaments)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -35,6 +35,8 @@ from .queries import recipient_userid
 from .handlers import (
     accounts, analysis, challenges, lists, moves, preferences, replies, resign, social, votes,
 )
+from .handlers import tournaments
+from ..protocol import tournament_commands
 
 log = logging.getLogger(__name__)
 
@@ -247,4 +249,11 @@ HANDLERS: dict[type, Handler] = {
     protocol.List: lists.list_users,
     protocol.Ratings: lists.ratings,
     protocol.Standings: lists.standings,
+    # tournaments
+    tournament_commands.TournamentList: tournaments.list_tournaments,
+    tournament_commands.TournamentShow: tournaments.show,
+    tournament_commands.TournamentStandings: tournaments.standings,
+    tournament_commands.TournamentJoin: tournaments.join,
+    tournament_commands.TournamentWithdraw: tournaments.withdraw,
+    tournament_commands.TournamentMail: tournaments.mail,
 }

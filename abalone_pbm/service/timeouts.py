@@ -34,7 +34,7 @@ from ..db import repository, retention
 from ..db.models import Game, Seat, User
 from ..db.session import Database
 from ..rules import Board, Outcome
-from . import digest, mails, rates, views
+from . import digest, mails, rates, tournaments, views
 from .context import MailContext, Outgoing
 from .games import GameOptions, load_board
 from .queries import proposal_votes, user_addresses
@@ -312,6 +312,10 @@ def tick(database: Database, now: datetime, settings: Settings) -> TickSummary:
         else:
             summary.timed_out += 1
         log.info("tick: board %d: %s", number, done)
+    try:  # tournaments: sign-ups that close, rounds to pair, rounds that stall
+        tournaments.clock(database, now, settings)
+    except Exception:
+        log.exception("tick: tournaments failed")
     # The daily digests come after the clock's own work, so they list the boards as
     # they stand after any forfeit.
     summary.digests = digest.run(database, now, settings)

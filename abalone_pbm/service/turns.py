@@ -21,7 +21,7 @@ from ..db.column_checks import check_values
 from ..db.models import Game, MoveRecord, Seat, User
 from ..render import answer_mail
 from ..rules import Board, MoveError, Outcome
-from . import mails
+from . import mails, tournaments
 from .context import MailContext
 from .games import GameOptions, seat_number, winners_of
 from .ratings import rate_game
@@ -211,9 +211,11 @@ def end_game(
     game.finished_at = ctx.now
     game.updated_at = ctx.now
     game.proposal, game.proposal_seat, game.proposal_votes = None, None, ""
-    changes = _rate(game)
+    # A tournament game the admin decided, or one player never moved in, is not rated.
+    changes = [] if tournaments.unrated(ctx.session, game) else _rate(game)
     mails.game_over_mails(ctx, game, board, changes, mover=mover, comment=comment,
                           notices=notices)
+    tournaments.game_ended(ctx, game)
 
 
 def _rate(game: Game) -> list[tuple[Seat, float, float]]:

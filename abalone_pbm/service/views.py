@@ -21,6 +21,7 @@ from .bounces import unreachable_players
 from .context import MailContext
 from .games import GameOptions, options_mapping, recent_moves, winners_of
 from .queries import observers_of, proposal_votes
+from .tournaments import game_notice as tournament_notice
 
 __all__ = ["board_page", "game_view", "last_move_marks", "page_kind", "when"]
 
@@ -81,7 +82,7 @@ def game_view(
         comment=(render.Comment(comment_by.userid, ctx.masked(comment))
                  if comment_by and comment else None),
         vote=vote,
-        notices=tuple(notices),
+        notices=(*tournament_notice(game), *notices),
         withdrawn=_withdrawn(game),
         resigned=tuple(s.user.userid for s in game.seats if s.resigned),
         result=result,

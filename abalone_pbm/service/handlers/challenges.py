@@ -3,6 +3,7 @@ reject, vacation."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import datetime, timedelta
 
 from sqlalchemy import func, select
@@ -33,21 +34,27 @@ def challenge(ctx: MailContext, c: protocol.Challenge) -> None:
 
 def start_game(
     ctx: MailContext, raw_options: dict[str, str | bool], userids: list[str], *,
-    comment: str = "", automatic: bool = False,
+    comment: str = "", automatic: bool = False, entered: bool = False,
+    extra: dict[str, str] | None = None,
 ) -> Game:
     """A new game of the users named (in seat order), and its first board mails;
     ``comment`` (the body of the challenge) is shown under the board, signed by the
     challenger, with `` **`` on the Subject; ``automatic`` for a game the server
-    starts (seek, or the admin's command line), not a challenge by mail."""
+    starts (seek, or the admin's command line), not a challenge by mail; ``entered``:
+    the players entered a tournament, so their limit and reject settings do not refuse
+    it; ``extra``: stored with the options (a tournament game's name and round)."""
     if not 2 <= len(userids) <= 6:
         raise CommandError("A challenge names 2 to 6 players")
     lowered = [u.lower() for u in userids]
     if len(set(lowered)) != len(lowered):
         raise CommandError("A player cannot be listed twice in one challenge")
     options = parse_options(raw_options, len(userids))
+    if extra:
+        options = replace(options, extra=dict(extra))
     users = [find_user(ctx, userid) for userid in lowered]
     for user in users:
-        check_accepts_challenges(ctx, user)
+        if not entered:
+            check_accepts_challenges(ctx, user)
     if not automatic:
         limits.check_robot_challenge(ctx, users, options.think)
         limits.check_challenged(ctx, users, sender_userid(ctx))

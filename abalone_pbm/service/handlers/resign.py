@@ -17,6 +17,7 @@ from ..games import GameOptions, load_board, new_reply_token, recent_moves, star
 from ..mails import player_mails
 from ..views import board_page, game_view
 from ..queries import authenticate_for, load_game, observers_of, player_seat, require_active
+from ..tournaments import tournament_of_game
 from ..turns import after_move, resign_seat
 
 
@@ -41,7 +42,8 @@ def resign_player(ctx: MailContext, game: Game, user: User, comment: str = "") -
             "cancelled: you play on.  Nobody else was told of it.",
         ))
         return
-    if game.ply < game.players:
+    # A tournament game has no first-move withdrawal: resigning it is a loss.
+    if game.ply < game.players and tournament_of_game(game) is None:
         withdraw(ctx, game, seat, comment)
         return
     board = load_board(game)
