@@ -679,7 +679,7 @@ def standings_text(session: Session, t: Tournament, when: str = "") -> str:
     tables = tables_of(session, t)
     primary = PRIMARY[t.format]
     return render_body(
-        "tournament_standings.txt", name=t.name, format=FORMAT_NAMES[t.format],
+        "tournament_standings.txt", tournament=t.name, format=FORMAT_NAMES[t.format],
         status=t.status, when=when, round=t.current_round, rounds=t.rounds,
         tables=[{"division": table.division + 1, "lines": table_lines(table.rows, primary)}
                 for table in tables],
@@ -718,7 +718,7 @@ def show_text(session: Session, t: Tournament) -> str:
     for row in rows:
         rounds[row.round].append(_game_line(row, t))
     return render_body(
-        "tournament_show.txt", name=t.name, format=FORMAT_NAMES[t.format], status=t.status,
+        "tournament_show.txt", tournament=t.name, format=FORMAT_NAMES[t.format], status=t.status,
         games=t.games_per_pairing, rounds=t.rounds, current=t.current_round,
         signup_until=_when(t.signup_until) if t.signup_until else None,
         min_players=t.min_players, max_players=t.max_players, edition=t.edition,
