@@ -163,9 +163,18 @@ def _syntax_after(spec: CommandSpec) -> list[str]:
     return spec.syntax.split()[len(spec.words):]
 
 
-def _secret_positions(spec: CommandSpec, args: Sequence[str]) -> list[int]:
+def _secret_positions(spec: CommandSpec, args: Sequence[str],
+                      is_userid: UseridCheck = None) -> list[int]:
     """Where the passwords stand among ``args``, also when a word is missing."""
     positions = list(spec.secret)
+    pos = positions[0] if positions else 0
+    if 0 < pos < len(args) and len(positions) == 1 and (
+            _follows_password(spec, args[pos])
+            or (is_userid is not None and is_userid(args[pos]) and not is_userid(args[pos - 1]))):
+        # A word is missing before the password ("digest Pw on", "add Pw a@b.org",
+        # "message Pw wilma"): what stands in its place is what the command has after
+        # it, so the password is the word before.
+        positions = [pos - 1]
     if spec.name in ("abalone accept", "abalone reject") and args[:1] and args[0].isdigit():
         positions = [2]  # a vote written with its board: "accept 101 fred pw"
     if spec.name in ("abalone subscribe", "abalone unsubscribe"):
@@ -183,6 +192,23 @@ def _secret_positions(spec: CommandSpec, args: Sequence[str]) -> list[int]:
         ):
             positions = [pos - 1]  # a word is missing before the move: mask the one before
     return positions
+
+
+def _follows_password(spec: CommandSpec, word: str) -> bool:
+    """Whether ``word`` is what the command's syntax has right after its password: one
+    of its choices (on|off, text|html, once, a number for <N>), an address or a board."""
+    tokens = _syntax_after(spec)
+    if not spec.secret or max(spec.secret) + 1 >= len(tokens):
+        return False
+    token = tokens[max(spec.secret) + 1].strip("[]").removesuffix("...").removesuffix("]")
+    lowered = word.lower()
+    if "<board>" in token:
+        return bool(_BOARD_RE.fullmatch(word))
+    if token == "<address>":
+        return "@" in word
+    choices = token.split("|")
+    return any(lowered.isdigit() if choice == "<N>" else lowered == choice
+               for choice in choices if choice == "<N>" or not choice.startswith("<"))
 
 
 def _is_move_word(word: str) -> bool:
@@ -421,10 +447,20 @@ def _takes_userids(spec: CommandSpec | None) -> bool:
     return "<userid>..." in syntax or "<userid2>" in syntax
 
 
+def _named_before_userid(spec: CommandSpec | None) -> int:
+    """How many words other than a board stand before the userid in the command's
+    syntax (a tournament's name: "abalone tournament join <name> <userid> ...")."""
+    tokens = _syntax_after(spec) if spec is not None else []
+    if "<userid>" not in tokens:
+        return 0
+    before = tokens[:tokens.index("<userid>")]
+    return 0 if any("<board>" in token for token in before) else len(before)
+
+
 def _word_after_userid(spec: CommandSpec | None, args: Sequence[str],
                        is_userid: UseridCheck) -> int | None:
     """Rule 3: where the word after the userid stands among ``args``, if it is one."""
-    index = 1 if args and _BOARD_RE.fullmatch(args[0]) else 0
+    index = 1 if args and _BOARD_RE.fullmatch(args[0]) else _named_before_userid(spec)
     if len(args) < index + 2:
         return None
     userid, word = args[index], args[index + 1]
@@ -533,7 +569,7 @@ def _line_passwords(analysed: Sequence[str], index: int, start: int,
                 continue
             spec, used = joined
             args = [analysed[r][a:b] for r, a, b in more[used:]]
-            positions = [p for p in _secret_positions(spec, args)
+            positions = [p for p in _secret_positions(spec, args, is_userid)
                          if p < len(args) and not _is_placeholder(args[p])]
             if positions and _fits(spec, args, positions):
                 return [more[used + p] for p in positions]
@@ -551,7 +587,7 @@ def _line_passwords(analysed: Sequence[str], index: int, start: int,
             spans += [(following, a, b) for a, b in _spans(next_line, _command_start(next_line))]
             following += 1
         args = [analysed[i][a:b] for i, a, b in spans[used:]]
-        positions = [p for p in _secret_positions(spec, args)
+        positions = [p for p in _secret_positions(spec, args, is_userid)
                      if p < len(args) and not _is_placeholder(args[p])]
         if positions and _fits(spec, args, positions):
             return [spans[used + p] for p in positions]
@@ -734,12 +770,13 @@ def _passwords_at(analysed: Sequence[str], index: int, is_userid: UseridCheck,
     if not run_on:  # (words run together at a soft line break are no words)
         found += _shaped_passwords(line[:begins[0]] if begins else line, index, starts[0],
                                    after=min((a for row, a, _ in found if row == index),
-                                             default=0))
+                                             default=0), is_userid=is_userid)
     for begin, end in zip(begins, [*begins[1:], len(line)]):
         spans = _line_passwords([line[begin:end]], 0, 0, is_userid,
                                 [lines[index][begin:end]], fine)
         spans += _shaped_passwords(line[begin:end], 0, 0,
-                                   after=min((a for _, a, _ in spans), default=0))
+                                   after=min((a for _, a, _ in spans), default=0),
+                                   is_userid=is_userid)
         found += [(index, begin + a, begin + b) for _, a, b in spans]
     return found
 
@@ -801,7 +838,8 @@ def _secret_command_at(line: str, start: int, *, userid_next: bool = False) -> b
         args[0] in _PROTOCOL_WORDS or args[0] in NOT_USERIDS)
 
 
-def _shaped_passwords(line: str, index: int, start: int, after: int) -> list[Span]:
+def _shaped_passwords(line: str, index: int, start: int, after: int,
+                      is_userid: UseridCheck = None) -> list[Span]:
     """The password-shaped words (see password_shaped) after the words of a command
     with a password, and after column ``after`` (where the rule of its positions put
     its first password: the userid before it is no password): a misspelt or
@@ -819,8 +857,13 @@ def _shaped_passwords(line: str, index: int, start: int, after: int) -> list[Spa
     if not (lowered[0] in _COMMAND_WORDS_ANY or len(lowered[0]) >= 6) or (
             lowered[first[1]:first[1] + 1] and lowered[first[1]] in NOT_USERIDS):
         return []  # a short word with a slip ("see" for "seek"), or a sentence ("see you")
+    # Before the first password the userid stands: kept, unless the server knows
+    # it names nobody (a password written where the userid is missing:
+    # "message Pw1Zq wilma"); signup names a user still to be made.
     return [(index, a, b) for a, b in tokens[first[1]:]
-            if a >= after and password_shaped(line[a:b])]
+            if password_shaped(line[a:b]) and (
+                a >= after or not (is_userid is None or is_userid(line[a:b])
+                                   or first[0].name == "signup"))]
 
 
 def _starts(analysed: str) -> list[int]:

@@ -100,7 +100,12 @@ class MailContext:
     def masked(self, text: str) -> str:
         """``text`` from this mail (a comment, a chat line) fit to show and keep:
         passwords masked by the masking rule and this mail's own passwords hidden."""
-        return hide_passwords(mask_passwords(text), self.secrets)
+        return hide_passwords(mask_passwords(text), self.hidden_forms())
+
+    def hidden_forms(self) -> set[str]:
+        """This mail's passwords as they stand, and in lower case: a word read as a
+        userid comes back so ("there is no user pw1zq")."""
+        return self.secrets | {secret.lower() for secret in self.secrets}
 
     def _hide_secrets(self, mail: Outgoing, *, to_writer: bool) -> None:
         """This mail's passwords out of ``mail``: all of them in an answer to the
@@ -108,10 +113,11 @@ class MailContext:
         would tell them what the password was)."""
         if not self.secrets:
             return
-        mail.subject = hide_passwords(mail.subject, self.secrets, short_too=to_writer)
-        mail.body = hide_passwords(mail.body, self.secrets, short_too=to_writer)
+        hidden = self.hidden_forms()
+        mail.subject = hide_passwords(mail.subject, hidden, short_too=to_writer)
+        mail.body = hide_passwords(mail.body, hidden, short_too=to_writer)
         if mail.html:
-            mail.html = hide_passwords_in_html(mail.html, self.secrets, short_too=to_writer)
+            mail.html = hide_passwords_in_html(mail.html, hidden, short_too=to_writer)
 
     def keep(self, scope: str, subject: str) -> None:
         """Count one rate-limit event that stays counted even when the command fails."""
