@@ -379,3 +379,74 @@ def test_punctuation_alone_between_the_words_of_a_command_is_no_word() -> None:
     assert "Pw1zz" not in mask_passwords("signup -- fred : Pw1zz")
     # ... and prose with dashes stays as written
     assert mask_passwords("all fred - wants is a draw") == "all fred - wants is a draw"
+
+
+def test_an_unknown_userid_is_shown_and_a_password_shaped_word_is_not() -> None:
+    users = {"fred", "wilma"}.__contains__
+    # A word written as names are, where the command takes userids: the answer about
+    # it ("there is no user ghost") names it.
+    for line in ("abalone games fred ghost", "challenge fred wilma2", "history fred Ghost",
+                 "abalone challenge fred barney.rubble"):
+        assert mask_passwords(line, users) == line
+        assert find_passwords(line, users) == set()
+    # Written as passwords are, it is read as one.
+    assert mask_passwords("abalone games fred Pw1zQx7919", users) == f"abalone games fred {M}"
+    assert mask_passwords("challenge fred SECRET7", users) == f"challenge fred {M}"
+
+
+@pytest.mark.parametrize(
+    "line, masked",
+    [
+        # misspelt, or a word missing: every password-shaped word after the command
+        ("signoff FredPw77", f"signoff {M}"),
+        ("delete Pw1zQx", f"delete {M}"),
+        ("abalone showas FredPw77", f"abalone showas {M}"),
+        ("signup fr ed Secret99", f"signup fr {M} {M}"),
+        ("change passwd fred OldPw1 NewPw2", f"change passwd {M} {M} {M}"),
+        ("singup fred Secret99 fred@example.org", f"singup fred {M} fred@example.org"),
+        # the word in the password's place is what comes after it: the one before is
+        ("digest Zq1Pw on", f"digest {M} on"),
+        ("add Zq1Pw fred@example.org", f"add {M} fred@example.org"),
+        ("abalone seek Zq1Pw 3", f"abalone seek {M} 3"),
+        ("abalone notify Zq1Pw 101", f"abalone notify {M} 101"),
+        # a second command on the line, with its own password
+        ("signup fred pw1 signoff fred pw2", f"signup fred {M} signoff fred {M}"),
+        ("abalone move 101 fred pw1 c3-c5 abalone resign 101 fred pw2",
+         f"abalone move 101 fred {M} c3-c5 abalone resign 101 fred {M}"),
+        # ... and what is not a password stays
+        ("SIGNUP Fred.Flint2 PassWord", f"SIGNUP Fred.Flint2 {M}"),
+        ("abalone tournament join spring fred Pw1 once", f"abalone tournament join spring fred {M} once"),
+        ("Change of plans: meet at 5PM on A1", "Change of plans: meet at 5PM on A1"),
+        ("see you at ten, I will use MyPw1 then", "see you at ten, I will use MyPw1 then"),
+        ("abalone move 101 fred Pw1 A1B2C3-D4#9", f"abalone move 101 fred {M} A1B2C3-D4#9"),
+    ],
+)
+def test_misspelt_incomplete_and_doubled_commands_hide_their_passwords(
+        line: str, masked: str) -> None:
+    assert mask_passwords(line) == masked
+
+
+def test_a_userid_the_server_does_not_know_is_no_cover_for_a_password() -> None:
+    users = {"fred", "wilma"}.__contains__
+    # "message Pw wilma": the userid left out, the password stands where it would be
+    assert find_passwords("message Zq40Pw1x wilma", users) == {"Zq40Pw1x"}
+    assert find_passwords("change password Zq33Pw1x Zq33Pw2x", users) == {
+        "Zq33Pw1x", "Zq33Pw2x"}
+
+
+def test_masking_is_linear_and_small_whatever_the_mail_holds() -> None:
+    import time
+
+    flood = "\n".join(f"signup fred pw{n} =" for n in range(12_000))  # ~250 KB
+    start = time.process_time()
+    masked = mask_passwords(flood)
+    spent = time.process_time() - start
+    assert "pw11999" not in masked and "pw0 " not in masked
+    assert spent < 4.0, spent  # was 8 s and more: one scan per password found
+    thread = "\n".join(f"> > {line}" for line in (
+        "Reply to this mail with your move on the first line, for example",
+        "    abalone move 101 fred <password> <move>",
+        "How to move", "Players, in the order they move:") * 2000)
+    start = time.process_time()
+    assert mask_passwords(thread) == thread
+    assert time.process_time() - start < 0.5
