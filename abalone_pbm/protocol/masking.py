@@ -22,7 +22,18 @@ Masking is exact in both directions (DESIGN §2.6). The rule:
    positions when the words around them are what the command has there (a board
    number, a userid; after the password nothing that contradicts the command): so
    "signup for the tournament now" stays as it is. A command cut over two or three
-   lines is masked across them.
+   lines is masked across them. Where a word is missing before the password, the
+   word in its place that is what the command has after it (``digest Pw on``,
+   ``add Pw a@b.org``, ``notify Pw 101``; for the server also a known userid:
+   ``message Pw wilma``) moves the password to the word before. Every
+   password-shaped word after such a command's words (a capital after a small letter
+   or a digit, or capitals with digits: ``FredPw77``, ``Secret1``; never a number,
+   board, move, address or word of the protocol) is masked too, but the userid before
+   the password of a command that names a known user (or signs one up): so a misspelt
+   or incomplete command (``signoff FredPw77``, ``signup fr ed Secret99``, ``change
+   passwd fred Old1 New2``) shows no password its positions cannot place. A second
+   command with a password on the same line (``signup fred pw1 signoff fred pw2``) is
+   read up to the next one, for its own passwords.
 3. **A word after a userid.** A line that begins with any command word (also one
    without a password: ``games``, ``history``, ``all``, ``chat``, ``ratings`` ...), then
    at most one board number, then a userid, then one more word, reads as that command
@@ -33,9 +44,9 @@ Masking is exact in both directions (DESIGN §2.6). The rule:
    (a command, a help topic, ``all``, ``on``, a move), or when the "userid" is one of
    the common English words no userid may be (``me``, ``the``, ``it`` ... — signup
    refuses them). Where the command takes more userids there (``games``, ``history``,
-   ``challenge``), the word is masked only when it names no user, which only the server
-   knows (``is_userid``); text without that knowledge keeps it, and the server takes it
-   out of everything it writes back (:func:`hide_passwords`).
+   ``challenge``), the word is a userid: masked only when it names no user (which only
+   the server knows, ``is_userid``) and is password-shaped (see rule 2), so that an
+   answer names the unknown userid the user typed ("there is no user ghost").
 4. **Once found, everywhere.** A password found in a text is masked wherever else it
    stands in that text, also run together with other words (a Subject repeated
    without blanks, ``PWsignup``, a second command on the same line as a move's
@@ -46,6 +57,15 @@ Masking is exact in both directions (DESIGN §2.6). The rule:
 The trade-off: a short line that begins with a command word and then has two words
 ("help fred please", "Board 101 is great") has its last word masked; a line of prose
 ("fred played well, nice game", "move your marbles to the centre") never does.
+
+Cost: linear in the text. A line whose first word (in every reading) is no command
+word, slip or beheaded command word cannot begin a command and is passed by after one
+look (cached per distinct line); what a command found on some lines depends only on
+them and the few after (cached per window, across calls for text read without
+``is_userid``: the server's own mails come back quoted); rule 4 hides all passwords
+found in one pass of one pattern. A text reads at most ``_EXACT_LINES`` command lines
+exactly; past them (a flood of commands) every word after a command word that is no
+word of the protocol, number, move or address is masked: more, never less.
 """
 
 from __future__ import annotations
