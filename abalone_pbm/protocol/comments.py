@@ -20,5 +20,16 @@ def extract_comment(body: str) -> str:
 
 def multiple_lines(body: str) -> list[str]:
     """The command lines of a ``multiple`` body: the non-blank lines of its new text,
-    without blanks around them."""
-    return [line.strip() for line in read_new_text(body).lines if line.strip()]
+    without blanks around them (past the new-text reader's bounds, the plain lines up
+    to a signature: they are only counted)."""
+    new = read_new_text(body)
+    lines = [line.strip() for line in new.lines if line.strip()]
+    # Lines past the reader's bounds are never run, only counted in the summary ("N
+    # more lines were not processed"): the plain lines up to a signature.
+    for line in new.unread.split("\n"):
+        if line.rstrip() in ("--", "-- "):
+            break
+        stripped = line.strip()
+        if stripped and not stripped.startswith(">"):
+            lines.append(stripped)
+    return lines

@@ -221,6 +221,9 @@ class NewText:
 
     lines: tuple[str, ...]
     had_old_mail: bool
+    #: The text the reader did not read because its bounds were reached first (""
+    #: when it ended at the old mail or the end): a ``multiple`` counts its lines.
+    unread: str = ""
 
     @property
     def text(self) -> str:
@@ -251,6 +254,8 @@ class _Reader:
         #: The lines read so far; a run of quoted lines is one line ">", a run of blank
         #: lines one line "".
         self.raw: list[str] = []
+        #: Where each line of ``raw`` starts in ``text``.
+        self._starts: list[int] = []
         self._stripped: dict[int, str] = {}
         self.kept: list[tuple[int, str]] = []  # (source index, line) of the new text
         self.had_old_mail = False
@@ -264,6 +269,7 @@ class _Reader:
             end = len(text)
         line = text[start:end]
         stripped = line.strip()
+        self._starts.append(start)
         if not stripped:
             found = _NON_BLANK_RE.search(text, start)
             self.raw.append("")
@@ -375,7 +381,11 @@ class _Reader:
         in_banner = False
         index = 0
         taken_lines = taken_chars = 0
-        while self.has_line(index) and taken_lines < MAX_NEW_LINES and taken_chars < MAX_NEW_CHARS:
+        unread = ""
+        while self.has_line(index):
+            if taken_lines >= MAX_NEW_LINES or taken_chars >= MAX_NEW_CHARS:
+                unread = self.text[self._starts[index]:]
+                break
             line = self.stripped(index)
             if not line:
                 in_banner = False
@@ -418,7 +428,7 @@ class _Reader:
             self.kept.append((index, kept_line))
             taken_chars += len(kept_line)
             index += 1
-        return NewText(_tidy([line for _, line in self.kept]), self.had_old_mail)
+        return NewText(_tidy([line for _, line in self.kept]), self.had_old_mail, unread)
 
 
 def _command_shaped(line: str) -> bool:
