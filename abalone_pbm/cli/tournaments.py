@@ -238,7 +238,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     actions = top.add_subparsers(dest="tournament_command", required=True, metavar="ACTION")
 
     def action(name: str, help_text: str) -> argparse.ArgumentParser:
-        parser = actions.add_parser(name, help=help_text)
+        parser: argparse.ArgumentParser = actions.add_parser(name, help=help_text)
         _one_line(parser)
         add_config(parser)
         return parser

@@ -114,11 +114,12 @@ def standings(entrants: Mapping[str, float], results: Sequence[Result], primary:
                           if r.involves(u) and r.opponent_of(u) in among) if len(members) > 1 else 0.0
     order = sorted(players, key=lambda u: (
         tuple(-v for v in outer(u)), -head[u], -marbles[u], -entrants[u], u))
-    return [
-        Standing(place, u, points.get(u, 0.0), tie_break[u], head[u], marbles[u],
-                 entrants[u], *tally.get(u, [0, 0, 0, 0]), status=status.get(u, ""))
-        for place, u in enumerate(order, start=1)
-    ]
+    rows = []
+    for place, u in enumerate(order, start=1):
+        played, wins, draws, losses = tally.get(u, [0, 0, 0, 0])
+        rows.append(Standing(place, u, points.get(u, 0.0), tie_break[u], head[u], marbles[u],
+                             entrants[u], played, wins, draws, losses, status.get(u, "")))
+    return rows
 
 
 def half(value: float) -> str:
