@@ -126,7 +126,7 @@ def tables_of(session: Session, t: Tournament) -> list[Table]:
         rating = e.rating_at_start if e.rating_at_start is not None else e.user.rating
         by_division[e.division if t.format == "championship" else 0][e.user.userid] = rating
     primary = PRIMARY[t.format]
-    reached = _rounds_reached(t, rows) if t.format == "knockout" else None
+    reached = _rounds_reached(session, t, rows) if t.format == "knockout" else None
     return [
         Table(division, standings(players, [r for r in results if r.division == division],
                                   primary, status=status, rounds_reached=reached))
@@ -134,14 +134,15 @@ def tables_of(session: Session, t: Tournament) -> list[Table]:
     ]
 
 
-def _rounds_reached(t: Tournament, rows: Sequence[TournamentGame]) -> dict[str, int]:
+def _rounds_reached(session: Session, t: Tournament,
+                    rows: Sequence[TournamentGame]) -> dict[str, int]:
     reached: dict[str, int] = {}
     for row in rows:
         for user in (row.first, row.second):
             if user is not None:
                 reached[user.userid] = max(reached.get(user.userid, 0), row.round)
     if t.status == "finished" and rows:
-        champion = _knockout_champion(t, rows)
+        champion = _knockout_champion(session, t, rows)
         if champion is not None:
             reached[champion] = reached.get(champion, 0) + 1
     return reached
@@ -590,12 +591,13 @@ def _knockout_step(ctx: MailContext, t: Tournament, rows: Sequence[TournamentGam
     """Deciders or the next round of a knockout whose round's games are all over;
     False when the final is decided (the tournament ends)."""
     seeds = _seeds(ctx.session, t)
+    gone = frozenset(e.user.userid for e in entries_of(ctx.session, t) if e.status != "entered")
     winners: list[str] = []
     deciders: list[Pairing] = []
     for games in _knockout_matches(rows, t.current_round).values():
         match = _match_of(games, seeds)
         state = knockout.match_state(match, t.games_per_pairing,
-                                     [_result(g) for g in games], 0)
+                                     [_result(g) for g in games], 0, gone)
         if state.decider is not None:
             deciders.append(state.decider)
         elif state.winner is not None:
@@ -609,13 +611,14 @@ def _knockout_step(ctx: MailContext, t: Tournament, rows: Sequence[TournamentGam
     t.reported_round = max(t.reported_round, t.current_round - 1)
     _report_completed_rounds(ctx, t, rows)
     t.current_round += 1
-    matches = knockout.next_round(winners, t.current_round, seeds)
+    matches = knockout.next_round(winners, t.current_round, seeds, gone)
     _start_games(ctx, t, [g for m in matches for g in knockout.match_games(m, t.games_per_pairing)])
     advance(ctx, t)
     return True
 
 
-def _knockout_champion(t: Tournament, rows: Sequence[TournamentGame]) -> str | None:
+def _knockout_champion(session: Session, t: Tournament,
+                       rows: Sequence[TournamentGame]) -> str | None:
     last = max(r.round for r in rows)
     finals = _knockout_matches(rows, last)
     if len(finals) != 1:
@@ -623,10 +626,11 @@ def _knockout_champion(t: Tournament, rows: Sequence[TournamentGame]) -> str | N
     games = next(iter(finals.values()))
     if any(g.score_first is None for g in games):
         return None
-    seeds = {u.userid: 0 for g in games for u in (g.first, g.second) if u is not None}
-    match = _match_of(games, seeds)
+    # The same seeds and leavers as the step that ended the final, so the same winner.
+    gone = frozenset(e.user.userid for e in entries_of(session, t) if e.status != "entered")
+    match = _match_of(games, _seeds(session, t))
     return knockout.match_state(match, t.games_per_pairing, [_result(g) for g in games],
-                                0).winner
+                                0, gone).winner
 
 
 def _finish(ctx: MailContext, t: Tournament, note: str | None = None) -> None:

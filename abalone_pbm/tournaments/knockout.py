@@ -9,6 +9,9 @@ games with the colours swapped, a decider when the match is level.
   first move in the first game); level again: a second decider the other way round.
   Still level after :data:`MOST_DECIDERS`: the better marble difference in the match
   goes through, then the higher seed, so a match always ends.
+* A player who has left (withdrawn or disqualified) goes no further: their opponent
+  wins the match whatever its score, and one paired with them in a later round goes
+  through without playing (a bye), as seeds beyond the entrants do.
 """
 
 from __future__ import annotations
@@ -68,16 +71,21 @@ def first_round(seeded: Sequence[str]) -> list[Match]:
     return out
 
 
-def next_round(winners: Sequence[str], round_number: int, seed_of: dict[str, int]) -> list[Match]:
+def next_round(winners: Sequence[str], round_number: int, seed_of: dict[str, int],
+               gone: frozenset[str] = frozenset()) -> list[Match]:
     """The matches of ``round_number`` between the winners of the previous round's
-    matches, listed in match order (the winners of matches 1 and 2 meet, 3 and 4, ...)."""
+    matches, listed in match order (the winners of matches 1 and 2 meet, 3 and 4, ...);
+    paired with one who has left (``gone``), a winner has a bye."""
     if len(winners) % 2:
         raise ValueError("a knockout round needs an even number of winners")
     out = []
     for number, index in enumerate(range(0, len(winners), 2), start=1):
         a, b = winners[index], winners[index + 1]
         high, low = sorted((a, b), key=seed_of.__getitem__)
-        out.append(Match(round_number, number, high, low))
+        if (low in gone) != (high in gone):
+            out.append(Match(round_number, number, low if high in gone else high, None))
+        else:
+            out.append(Match(round_number, number, high, low))
     return out
 
 
@@ -101,13 +109,16 @@ class MatchState:
     decider: Pairing | None = None
 
 
-def match_state(match: Match, games: int, results: Sequence[Result], unfinished: int) -> MatchState:
+def match_state(match: Match, games: int, results: Sequence[Result], unfinished: int,
+                gone: frozenset[str] = frozenset()) -> MatchState:
     """The state of ``match`` after ``results`` (its finished games, byes included) with
-    ``unfinished`` of its games still running."""
+    ``unfinished`` of its games still running; ``gone``: players who have left."""
     if match.lower is None:
         return MatchState(winner=match.higher)
     if unfinished:
         return MatchState()
+    if (match.higher in gone) != (match.lower in gone):
+        return MatchState(winner=match.lower if match.higher in gone else match.higher)
     if len(results) < games:
         raise ValueError("a match has fewer finished games than it started")
     higher = sum(r.score_of(match.higher) for r in results)
