@@ -8,8 +8,15 @@
 - a 200 KB thread: that reply's quote repeated, quoted ever deeper;
 - 256 KB of ``signup fred pwN =`` lines (each a command and a soft line break).
 
-Usage: ``.venv/bin/python benchmarks/masking.py [--seconds 0.5]``; prints µs per line
-and ms per call (process CPU time, best of three rounds).
+Usage: ``.venv/bin/python benchmarks/masking.py [--seconds 0.3] [--service 20]``;
+prints µs per line and ms per call (process CPU time, best of three rounds); ``find
+(server)`` is find_passwords with a userid check, as the server reads a mail.
+
+With ``--service N`` it also plays N moves by reply through the real service (the
+harness of tests/service, SQLite) in turns of a bare move, the same move with a comment
+and the board mail quoted, and the move with a 256 KB quoted thread, and prints the
+worker's CPU per mail (median): what reading, masking, quoting and storing the masked
+copy of a quoting reply add to a bare move.
 """
 
 from __future__ import annotations
@@ -97,6 +104,8 @@ def per_call(action: Callable[[], object], seconds: float) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--seconds", type=float, default=0.3, help="CPU time per round")
+    parser.add_argument("--service", type=int, default=0, metavar="N",
+                        help="also play N moves of each kind through the service")
     options = parser.parse_args()
     subject, board = board_mail_body()
     reply = quoted_reply(subject, board)
@@ -106,17 +115,84 @@ def main() -> None:
         "200 KB thread": ("Re: " + subject, thread(reply, 200 * 1024)),
         "256 KB signup lines": ("signup fred pw =", signup_lines(LIMIT)),
     }
-    print(f"{'mail':32} {'lines':>6} {'find ms':>9} {'mask ms':>9} {'quote ms':>9} "
-          f"{'mask µs/line':>13}")
+    print(f"{'mail':32} {'lines':>6} {'find ms':>9} {'find (server)':>14} {'mask ms':>9} "
+          f"{'quote ms':>9} {'mask µs/line':>13}")
+    users = {"fred", "wilma"}
     for name, (subj, body) in texts.items():
         lines = body.count("\n") + 1
         text = f"{subj}\n\n{body}"
         find = per_call(lambda: find_passwords(text), options.seconds)
+        server = per_call(lambda: find_passwords(text, users.__contains__), options.seconds)
         mask = per_call(lambda: mask_passwords(text), options.seconds)
         quote = per_call(lambda: quote_original(subj, body, max_lines=10 ** 6),
                          options.seconds)
-        print(f"{name:32} {lines:6d} {find * 1e3:9.3f} {mask * 1e3:9.3f} {quote * 1e3:9.3f} "
-              f"{mask * 1e6 / lines:13.1f}")
+        print(f"{name:32} {lines:6d} {find * 1e3:9.3f} {server * 1e3:14.3f} {mask * 1e3:9.3f} "
+              f"{quote * 1e3:9.3f} {mask * 1e6 / lines:13.1f}")
+    if options.service:
+        service(options.service, board, reply)
+
+
+def service(moves: int, board: str, reply: str) -> None:
+    """Worker CPU per mail for bare, quoting and 256 KB replies (see the module text)."""
+    import itertools
+    import statistics
+    from email.message import EmailMessage
+
+    from argon2 import PasswordHasher
+
+    from _common import quiet_move
+    from abalone_pbm.mail import intake
+    from abalone_pbm.rules import Board
+    from abalone_pbm.service import passwords
+    from tests.service.harness import make_harness
+
+    passwords._hasher = PasswordHasher(time_cost=1, memory_cost=64)
+    quote = reply.split("\n", 1)[1]  # the comment, attribution and quoted board
+    big = thread(reply, LIMIT - 2048)
+    cpu: dict[str, list[float]] = {"bare move": [], "quoted board": [], "256 KB thread": []}
+    kinds = itertools.cycle(cpu)
+    with tempfile.TemporaryDirectory() as directory:
+        harness = make_harness(f"sqlite:///{Path(directory) / 'bench.db'}", Path(directory),
+                               daily_reply_cap=10 ** 6, sender_daily_mails=10 ** 6)
+        try:
+            harness.signup("fred", "fred-secret")
+            harness.signup("wilma", "wilma-secret")
+            mails = harness.challenge("fred", "wilma")
+            number = int(mails["fred"].subject.split()[3])
+            reply_to = {u: str(m.reply_to) for u, m in mails.items()}
+            game = Board()
+            for serial in range(moves * len(cpu)):
+                kind = next(kinds)
+                mover = ("fred", "wilma")[game.turn - 1]
+                text = quiet_move(game, 3)
+                body = {"bare move": f"{text}\n", "quoted board": f"{text}\n{quote}",
+                        "256 KB thread": f"{text}\n\n{big}\n"}[kind]
+                message = EmailMessage()
+                message["From"] = f"{mover}@example.org"
+                message["To"] = reply_to[mover]
+                message["Subject"] = f"Re: Abalone Board {number} {mover}"
+                message["Message-ID"] = f"<masking{serial}@players.test>"
+                message.set_content(body)
+                with harness.database.write() as session:
+                    intake.store_inbox(session, message.as_bytes(), f"{mover}@example.org",
+                                       [reply_to[mover]], harness.clock.now())
+                start = time.process_time()
+                while harness.worker.run_once():
+                    pass
+                cpu[kind].append(time.process_time() - start)
+                sent = harness.take_outbox()
+                if not any(s.subject.startswith(f"Abalone Board {number}") for s in sent):
+                    raise RuntimeError(f"{kind} move {text} failed: "
+                                       f"{[(s.subject, s.body[:300]) for s in sent]}")
+                game.push_text(text)
+        finally:
+            harness.database.dispose()
+    bare = statistics.median(cpu["bare move"])
+    print(f"\nworker CPU per mail, median of {moves} each (SQLite):")
+    for kind, values in cpu.items():
+        middle = statistics.median(values)
+        print(f"  {kind:16} {middle * 1e3:8.2f} ms  ({middle / bare:.2f}x a bare move, "
+              f"+{(middle - bare) * 1e3:.2f} ms)")
 
 
 if __name__ == "__main__":

@@ -40,53 +40,61 @@ _POLICY = email.policy.compat32.clone(linesep="\r\n", mangle_from_=False)
 _SUBJECT_LIKE = ("Subject", "Thread-Topic", "X-Original-Subject")
 
 
-def masked_raw(raw: bytes, secrets: Iterable[str], is_userid: UseridCheck = None) -> bytes:
+def masked_raw(raw: bytes, secrets: Iterable[str], is_userid: UseridCheck = None, *,
+               parsed: email.message.Message | None = None) -> bytes:
     """``raw`` with every password masked (see the module text); ``raw`` itself when it
-    holds none."""
-    message = parse_bounded(raw, _POLICY)  # type: ignore[arg-type]
+    holds none. ``parsed``: the mail as the worker parsed it (read, not written: a
+    mail without a password is not parsed again)."""
+    reading = parsed if parsed is not None else parse_bounded(raw, _POLICY)  # type: ignore[arg-type]
     # Every text read and masked first, then the passwords of all of them (and the
     # mail's own) hidden in each: a password of the plain part is hidden in the HTML
     # part too, wherever it stands there.
-    texts: list[tuple[str | email.message.Message, str, str, bool]] = []
+    texts: list[tuple[str | int, str, str, bool]] = []
     found = {s for s in secrets if s and s != PASSWORD_MASK}
     for name in _SUBJECT_LIKE:
-        value = message.get(name)
+        value = reading.get(name)
         if value is not None:
             text = _header_text(value)
             masked, more = mask_and_find_passwords(text, is_userid)
             texts.append((name, text, masked, False))
             found |= more
-    for part in _leaf_parts(message):
-        if part.get_content_maintype() != "text":
-            continue
+    for number, part in enumerate(_text_leaves(reading)):
         text = _part_text(part)
         if text is not None:
             masked, more = mask_and_find_passwords(text, is_userid)
-            texts.append((part, text, masked, part.get_content_subtype() == "html"))
+            texts.append((number, text, masked, part.get_content_subtype() == "html"))
             found |= more
-    changed = False
+    changes: list[tuple[str | int, str]] = []
     for where, text, masked, html in texts:
         masked = (hide_passwords_in_html if html else hide_passwords)(
             masked, found, short_too=True)
-        if masked == text:
-            continue
-        changed = True
-        if isinstance(where, str):
-            message.replace_header(where, _header_value(masked))
-        else:
-            _set_text(where, masked)
-    if not changed:
+        if masked != text:
+            changes.append((where, masked))
+    if not changes:
         return raw
     try:
-        return _hide_in_headers(message.as_bytes(policy=_POLICY), found)
+        writing = reading if parsed is None else parse_bounded(raw, _POLICY)  # type: ignore[arg-type]
+        leaves = list(_text_leaves(writing))
+        for where, masked in changes:
+            if isinstance(where, str):
+                writing.replace_header(where, _header_value(masked))
+            else:
+                _set_text(leaves[where], masked)
+        return _hide_in_headers(writing.as_bytes(policy=_POLICY), found)
     except Exception:  # a part the library cannot write again: the bytes as they came
         return _hide_in_bytes(raw, found)
 
 
-def mask_stored_mail(mail: InboxMail, secrets: Iterable[str] = ()) -> None:
+def _text_leaves(message: email.message.Message) -> list[email.message.Message]:
+    """The text parts of ``message``, in order (as far as the worker reads parts)."""
+    return [part for part in _leaf_parts(message) if part.get_content_maintype() == "text"]
+
+
+def mask_stored_mail(mail: InboxMail, secrets: Iterable[str] = (),
+                     parsed: email.message.Message | None = None) -> None:
     """Replace ``mail.raw`` by its masked copy (a mail dropped unanswered or parked
     too: the masking rule finds its passwords without the server's reading)."""
-    mail.raw = masked_raw(bytes(mail.raw), secrets)
+    mail.raw = masked_raw(bytes(mail.raw), secrets, parsed=parsed)
 
 
 def _hide_in_bytes(raw: bytes, secrets: set[str]) -> bytes:

@@ -25,7 +25,7 @@ from ..db import repository
 from ..db.models import InboxMail
 from ..mail import validation
 from ..mail.authresults import authenticated_by
-from ..mail.stored_copy import masked_raw
+from ..mail.stored_copy import mask_stored_mail
 from . import mails, multiple, optin, rates, unsubscribe
 from .way_out import answer_by_mail as unsubscribe_by_mail
 from .context import CommandError, MailContext
@@ -59,7 +59,7 @@ def process_mail(
     else:
         _handle_subject(ctx, reading)
     ctx.flush()
-    mail.raw = masked_raw(bytes(mail.raw), ctx.secrets)  # the stored copy keeps no password
+    mask_stored_mail(mail, ctx.secrets, message)  # the stored copy keeps no password
 
 
 def _context(
