@@ -19,149 +19,86 @@ from __future__ import annotations
 
 from typing import Final
 
-from abalone_pbm.rules.geometry import AXES, BOARD_MASK, GRID_MASK, OFFSETS
+from abalone_pbm.rules.geometry import BOARD_MASK, GRID_MASK, OFFSETS
+from abalone_pbm.rules.movegen import BELOW, OFF_BOARD_LANES, SPREAD, TABLES, lane_masks
+from abalone_pbm.rules.moves import Move
 
 QUIET: Final = 0
 PUSH: Final = 1
 EJECT: Final = 2
 
 Child = tuple[int, int, int, int]
+#: What a lane bit of :func:`lane_masks` changes: (kind, the mover's diff, the other's).
+Change = tuple[int, int, int]
 
-#: For each axis (its offset), the offsets of the four side-step directions.
-_SIDE_STEPS: Final = tuple(
-    (OFFSETS[axis], tuple(OFFSETS[d] for d in range(6) if d not in (axis, axis + 3)))
-    for axis in AXES
+_S0, _S1, _S2, _S3, _S4, _S5 = SPREAD
+
+
+def _change(move: Move, pushed: int) -> Change:
+    """The change a move of the rules core makes, with ``pushed`` marbles ahead of it."""
+    o = OFFSETS[move.direction]
+    if not move.cells:
+        return (QUIET, 0, 0)  # no move ends on this bit
+    if not move.is_inline:
+        return (QUIET, move.cells | move.moved, 0)
+    rear, front = move.rear, move.front
+    if not pushed:
+        return (QUIET, (1 << rear) | (1 << (front + o)), 0)
+    # The rear marble takes the first pushed marble's cell; that marble goes beyond
+    # the last pushed one (or off the board).
+    first = front + o
+    beyond = front + (pushed + 1) * o
+    if BOARD_MASK >> beyond & 1:
+        return (PUSH, (1 << rear) | (1 << first), (1 << first) | (1 << beyond))
+    return (EJECT, (1 << rear) | (1 << first), 1 << first)
+
+
+#: The lane tables of the rules core as changes of bitboards, kind by kind.
+_PUSHED: Final = (0, 0, 0, 1, 1, 2, 0, 0, 0, 0, 0, 0)
+CHANGES: Final = tuple(
+    [_change(move, pushed) for move in table] for table, pushed in zip(TABLES, _PUSHED)
 )
 
 
 def children(me: int, op: int, blockers: int = 0) -> list[Child]:
     """Every legal move of ``me`` marbles alone against ``op`` (what may be pushed);
     ``blockers`` are marbles that neither move nor are pushed (a partner's)."""
-    occupied = me | op | blockers
-    empty = BOARD_MASK & ~occupied
-    free = GRID_MASK & ~occupied
     out: list[Child] = []
     append = out.append
-    for o in OFFSETS:
-        if o > 0:
-            g2 = me & (me << o)
-            g3 = g2 & (g2 << o)
-            f1, f2, f3 = me << o, g2 << o, g3 << o
-        else:
-            p = -o
-            g2 = me & (me >> p)
-            g3 = g2 & (g2 >> p)
-            f1, f2, f3 = me >> p, g2 >> p, g3 >> p
-        # Into empty cells: the rear marble jumps to the front target.
-        for fronts, back in ((f1 & empty, o), (f2 & empty, 2 * o), (f3 & empty, 3 * o)):
-            while fronts:
-                low = fronts & -fronts
-                fronts ^= low
-                diff = low | (1 << (low.bit_length() - 1 - back))
-                append((QUIET, diff, me ^ diff, op))
-        # Pushes of one marble by two or three.
-        for pushed, back in ((f2 & op, 2 * o), (f3 & op, 3 * o)):
-            if not pushed:
-                continue
-            beyond = (pushed << o if o > 0 else pushed >> -o) & free
-            while beyond:
-                low = beyond & -beyond
-                beyond ^= low
-                b = low.bit_length() - 1
-                t = b - o
-                diff = (1 << t) | (1 << (t - back))
-                if BOARD_MASK & low:
-                    append((PUSH, diff, me ^ diff, op ^ (1 << t) ^ low))
-                else:
-                    append((EJECT, diff, me ^ diff, op ^ (1 << t)))
-        # Three push two.
-        first = f3 & op
-        if first:
-            second = (first << o if o > 0 else first >> -o) & op
-            if second:
-                beyond = (second << o if o > 0 else second >> -o) & free
-                while beyond:
-                    low = beyond & -beyond
-                    beyond ^= low
-                    b = low.bit_length() - 1
-                    t = b - 2 * o
-                    diff = (1 << t) | (1 << (t - 3 * o))
-                    if BOARD_MASK & low:
-                        append((PUSH, diff, me ^ diff, op ^ (1 << t) ^ low))
-                    else:
-                        append((EJECT, diff, me ^ diff, op ^ (1 << t)))
-    # Side-steps of lines of two and three.
-    for o, steps in _SIDE_STEPS:
-        t2 = me & (me >> o)
-        if not t2:
-            continue
-        t3 = t2 & (t2 >> o)
-        e2 = empty & (empty >> o)
-        e3 = e2 & (e2 >> o)
-        for s in steps:
-            for tails, room, length in ((t2, e2, 2), (t3, e3, 3)):
-                if not tails:
-                    continue
-                ok = (tails << s if s > 0 else tails >> -s) & room
-                while ok:
-                    low = ok & -ok
-                    ok ^= low
-                    c = low.bit_length() - 1 - s
-                    cells = (1 << c) | (1 << (c + o))
-                    if length == 3:
-                        cells |= 1 << (c + 2 * o)
-                    moved = cells << s if s > 0 else cells >> -s
-                    diff = cells | moved
-                    append((QUIET, diff, me ^ diff, op))
+    for bits, kind in lane_masks(me, op, blockers):
+        table = CHANGES[kind]
+        # Every set bit is the end of a legal move (see rules.movegen).
+        while bits:
+            top = bits.bit_length() - 1
+            what, diff, op_diff = table[top]
+            append((what, diff, me ^ diff, op ^ op_diff))
+            bits &= BELOW[top]
     return out
 
 
 def tactical_children(me: int, op: int, edge: int) -> list[Child]:
     """The pushes that eject a marble, and those that push one onto ``edge`` cells
     (a threat for the next move): what quiescence searches."""
-    occupied = me | op
-    free = GRID_MASK & ~occupied
+    o2 = me * _S2
+    o3 = me * _S3
+    e1 = op * _S1
+    hits = o3 & o2 & e1
+    if not hits:
+        return []
+    # Where the first pushed marble may go: off the board, or onto a free edge cell.
+    landing = OFF_BOARD_LANES | (edge & BOARD_MASK & ~(me | op)) * _S0
+    one = hits & landing
+    o4 = me * _S4
+    found = ((one, 3), (one & o4, 4), (me * _S5 & o4 & o3 & op * _S2 & e1 & landing, 5))
     out: list[Child] = []
     append = out.append
-    for o in OFFSETS:
-        if o > 0:
-            g2 = me & (me << o)
-            g3 = g2 & (g2 << o)
-            f2, f3 = g2 << o, g3 << o
-        else:
-            p = -o
-            g2 = me & (me >> p)
-            g3 = g2 & (g2 >> p)
-            f2, f3 = g2 >> p, g3 >> p
-        for pushed, back in ((f2 & op, 2 * o), (f3 & op, 3 * o)):
-            if not pushed:
-                continue
-            beyond = (pushed << o if o > 0 else pushed >> -o) & free
-            beyond &= ~BOARD_MASK | edge
-            while beyond:
-                low = beyond & -beyond
-                beyond ^= low
-                t = low.bit_length() - 1 - o
-                diff = (1 << t) | (1 << (t - back))
-                if BOARD_MASK & low:
-                    append((PUSH, diff, me ^ diff, op ^ (1 << t) ^ low))
-                else:
-                    append((EJECT, diff, me ^ diff, op ^ (1 << t)))
-        first = f3 & op
-        if first:
-            second = (first << o if o > 0 else first >> -o) & op
-            if second:
-                beyond = (second << o if o > 0 else second >> -o) & free
-                beyond &= ~BOARD_MASK | edge
-                while beyond:
-                    low = beyond & -beyond
-                    beyond ^= low
-                    t = low.bit_length() - 1 - 2 * o
-                    diff = (1 << t) | (1 << (t - 3 * o))
-                    if BOARD_MASK & low:
-                        append((PUSH, diff, me ^ diff, op ^ (1 << t) ^ low))
-                    else:
-                        append((EJECT, diff, me ^ diff, op ^ (1 << t)))
+    for bits, kind in found:
+        table = CHANGES[kind]
+        while bits:
+            top = bits.bit_length() - 1
+            what, diff, op_diff = table[top]
+            append((what, diff, me ^ diff, op ^ op_diff))
+            bits &= BELOW[top]
     return out
 
 

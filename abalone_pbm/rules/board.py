@@ -88,24 +88,11 @@ class Outcome:
         return not self.winners
 
 
-class _Undo:
-    """What ``pop`` restores (a slotted class: one is made for every move)."""
-
-    __slots__ = ("marbles", "ejected", "turn", "key", "lost")
-
-    def __init__(
-        self,
-        marbles: list[int],
-        ejected: list[int],
-        turn: int,
-        key: int,
-        lost: list[int] | None = None,
-    ) -> None:
-        self.marbles = marbles
-        self.ejected = ejected
-        self.turn = turn
-        self.key = key
-        self.lost: list[int] = [] if lost is None else lost
+#: What ``pop`` restores: the marble and ejection lists before the move, the player
+#: to move, the Zobrist key and the occupied cells.  A tuple, one made per move;
+#: ``push`` gives the board new lists rather than editing these, so a record never
+#: changes once made.
+_Undo = tuple[list[int], list[int], int, int, int]
 
 
 def _zobrist_table() -> tuple[list[list[int]], list[int]]:
@@ -158,6 +145,11 @@ class Board:
         variant = get_variant(rules.variant) if rules.variant is not None else None
         _check_specials(marbles[0], treasure, event, variant, players)
         self.rules = rules
+        #: The rules looked up on every move, as plain attributes.
+        self._teams = rules.teams
+        self._ko = rules.ko
+        self._target = rules.target
+        self._movelimit = rules.movelimit
         #: The side of each seat (index 0 unused) and the seats of each side, looked
         #: up on every outcome check.
         self._side_of_seat = (0,) + tuple(rules.side_of(s) for s in range(1, players + 1))
@@ -167,6 +159,10 @@ class Board:
         self.players = players
         self._marbles = marbles
         self._ejected = ejected
+        #: Every marble on the board (kept up to date by push and pop).
+        self._all = 0
+        for bits in marbles:
+            self._all |= bits
         if variant is not None:
             self._treasure = treasure
             self._event = event
@@ -196,12 +192,8 @@ class Board:
         clone._marbles = list(self._marbles)
         clone._ejected = list(self._ejected)
         clone.move_stack = list(self.move_stack)
-        # pop() installs an undo record's lists and push() then edits them in place:
-        # the copy needs records of its own, or popping it would change this board.
-        clone._stack = [
-            _Undo(list(u.marbles), list(u.ejected), u.turn, u.key, list(u.lost))
-            for u in self._stack
-        ]
+        # Undo records are never edited (push makes new lists): they can be shared.
+        clone._stack = list(self._stack)
         clone._ko_keys = list(self._ko_keys)
         clone._ko_seen = Counter(self._ko_seen)
         return clone
@@ -300,21 +292,15 @@ class Board:
         """(own, partners', enemy) marble masks for the seat."""
         own = self._marbles[seat]
         friends = 0
-        if self.rules.teams:
+        if self._teams:
             side = self.rules.side_of(seat)
             for other in range(1, self.players + 1):
                 if other != seat and self.rules.side_of(other) == side:
                     friends |= self._marbles[other]
-        occupied = 0
-        for bits in self._marbles:
-            occupied |= bits
-        return own, friends, occupied & ~own & ~friends
+        return own, friends, self._all & ~own & ~friends
 
     def _occupied(self) -> int:
-        occupied = 0
-        for bits in self._marbles:
-            occupied |= bits
-        return occupied
+        return self._all
 
     # ------------------------------------------------------- move generation
     @property
@@ -415,46 +401,45 @@ class Board:
 
     def count_legal_moves(self) -> int:
         """Number of legal moves, counted with set operations where the rules allow."""
-        if self.rules.teams or self.rules.ko:
+        if self._teams or self._ko:
             return sum(1 for _ in self.generate_legal_moves())
-        if self.is_game_over():
+        if self.outcome() is not None:
             return 0
-        own, _, enemy = self.side_masks(self.turn)
-        lead_only = self._marbles[0] if self._ball_first_only else 0
-        return movegen.count_moves(own, enemy, self._fixed, lead_only)
+        marbles = self._marbles
+        own = marbles[self.turn]
+        fixed = self._fixed
+        lead_only = marbles[0] if self._ball_first_only else 0
+        return movegen.count_moves(own, self._all & ~own & ~fixed, fixed, lead_only)
 
     # ------------------------------------------------------------ playing
     def push(self, move: Move) -> None:
         """Play a move (trusted to be legal; use ``parse_move`` for user input)."""
         seat = self.turn
-        marbles = self._marbles
-        undo = _Undo(list(marbles), list(self._ejected), seat, self._key)
-        self._stack.append(undo)
+        before = self._marbles
+        occupied = self._all
+        self._stack.append((before, self._ejected, seat, self._key, occupied))
         self.move_stack.append(move)
-        cells, d = move.cells, move.direction
-        o = OFFSETS[d]
+        marbles = self._marbles = before.copy()
+        cells, o = move.cells, OFFSETS[move.direction]
         key = self._key
-        first = cells & -cells
-        lowest = first.bit_length() - 1
-        size = cells.bit_count()
         table = ZOBRIST_CELLS
-        if size == 1 or (cells >> (lowest + abs(o))) & 1:
-            # In-line: find the front, then the chain of marbles in front of it.
-            highest = cells.bit_length() - 1
-            front = highest if o > 0 else lowest
-            rear = lowest if o > 0 else highest
-            occupied = 0
-            for bits in marbles:
-                occupied |= bits
+        own = marbles[seat]
+        if move.is_inline:
+            rear, front = move.rear, move.front
             target = front + o
-            own = marbles[seat]
             if not (occupied >> target & 1) and (own & cells) == cells:
-                marbles[seat] = own ^ (1 << rear) ^ (1 << target)
-                key ^= table[seat][rear] ^ table[seat][target]
+                # Into an empty cell: the rear marble takes the place ahead of the front.
+                change = (1 << rear) | (1 << target)
+                marbles[seat] = own ^ change
+                self._all = occupied ^ change
+                row = table[seat]
+                key ^= row[rear] ^ row[target]
             else:
                 end = target
                 while occupied >> end & 1:
                     end += o
+                # The rear cell empties; the far end fills unless its marble went off.
+                self._all = occupied ^ (1 << rear) | (BOARD_MASK & (1 << end))
                 # Shift every marble from the far end back to the rear, one step.
                 cell = end - o
                 while True:
@@ -468,36 +453,32 @@ class Board:
                         marbles[who] |= 1 << dest
                         key ^= table[who][dest]
                     else:
-                        self._ejected[seat] += 1
-                        undo.lost.append(who)
+                        ejected = self._ejected = self._ejected.copy()
+                        ejected[seat] += 1
                     if cell == rear:
                         break
                     cell -= o
         else:
-            moved = cells << o if o > 0 else cells >> -o
-            marbles[seat] = (marbles[seat] & ~cells) | moved
-            bits = cells
+            marbles[seat] = own ^ cells ^ move.moved
+            self._all = occupied ^ cells ^ move.moved
             row = table[seat]
+            bits = cells
             while bits:
                 low = bits & -bits
                 c = low.bit_length() - 1
-                bits ^= low
                 key ^= row[c] ^ row[c + o]
+                bits ^= low
         nxt = self._next_seat(seat)
         self.turn = nxt
         self._key = key ^ ZOBRIST_TURN[seat] ^ ZOBRIST_TURN[nxt]
-        if self.rules.ko:
+        if self._ko:
             # _next_seat may probe moves (ko), which rebinds self._marbles: read it afresh.
             self._remember_ko((seat, (*self._marbles, nxt)))
 
     def pop(self) -> Move:
         """Take back the last move and return it."""
-        undo = self._stack.pop()
-        self._marbles = undo.marbles
-        self._ejected = undo.ejected
-        self.turn = undo.turn
-        self._key = undo.key
-        if self.rules.ko:
+        self._marbles, self._ejected, self.turn, self._key, self._all = self._stack.pop()
+        if self._ko:
             self._ko_seen[self._ko_keys.pop()] -= 1
         return self.move_stack.pop()
 
@@ -514,12 +495,25 @@ class Board:
 
         A seat whose marbles are all blocked is passed over as well.
         """
+        players = self.players
+        marbles = self._marbles
         candidate = seat
-        for _ in range(self.players):
-            candidate = candidate % self.players + 1
-            if self._resigned >> candidate & 1 or not self._marbles[candidate]:
+        empty = -1
+        for _ in range(players):
+            candidate = candidate % players + 1
+            bits = marbles[candidate]
+            if self._resigned >> candidate & 1 or not bits:
                 continue
-            if candidate == seat or self._has_legal_move(candidate):
+            if candidate == seat:
+                return candidate
+            if self._ko:
+                if self._has_legal_move(candidate):
+                    return candidate
+                continue
+            # Most often a marble has an empty neighbour: then it can move.
+            if empty < 0:
+                empty = BOARD_MASK & ~self._all
+            if _has_step(bits, empty) or self._generate(candidate):
                 return candidate
         return seat if self._marbles[seat] else self.turn
 
@@ -560,41 +554,43 @@ class Board:
 
     def outcome(self) -> Outcome | None:
         """The result if the game is over, else None."""
-        rules = self.rules
         ejected = self._ejected
-        if rules.teams:
+        if self._teams:
             scores = [sum(ejected[s] for s in seats) for seats in self._seats_of_side]
         else:
             scores = ejected[1:]
         best = max(scores)
-        if best >= rules.target:
+        if best >= self._target:
             side = scores.index(best)
-            return Outcome(self._seats_of_side[side], f"pushed off {rules.target} marbles")
+            return Outcome(self._seats_of_side[side], f"pushed off {self._target} marbles")
         # The sides that can still move; two are enough to go on (checked cheaply
         # first: a marble with an empty neighbour).
-        alive: set[int] = set()
         marbles = self._marbles
-        empty = BOARD_MASK & ~self._occupied()
+        empty = BOARD_MASK & ~self._all
         side_of = self._side_of_seat
+        resigned = self._resigned
+        first = -1
         for s in range(1, self.players + 1):
+            bits = marbles[s]
             side = side_of[s]
-            if side in alive or self._resigned >> s & 1 or not marbles[s]:
+            if side == first or resigned >> s & 1 or not bits:
                 continue
-            if _has_step(marbles[s], empty) or self._generate(s):
-                alive.add(side)
-                if len(alive) == 2:
-                    break
-        if len(alive) <= 1:
-            if not alive:
+            if _has_step(bits, empty) or self._generate(s):
+                if first >= 0:
+                    break  # a second side can move
+                first = side
+        else:
+            if first < 0:
                 return Outcome((), "no one can move")
-            return Outcome(self._seats_of_side[alive.pop()], "the last one able to play")
-        if rules.movelimit is not None and self.ply >= rules.movelimit:
+            return Outcome(self._seats_of_side[first], "the last one able to play")
+        limit = self._movelimit
+        if limit is not None and self.ply >= limit:
             if scores.count(best) > 1:
-                return Outcome((), f"move limit of {rules.movelimit} reached with equal scores")
+                return Outcome((), f"move limit of {limit} reached with equal scores")
             side = scores.index(best)
             return Outcome(
                 self._seats_of_side[side],
-                f"move limit of {rules.movelimit} reached with the most marbles pushed off",
+                f"move limit of {limit} reached with the most marbles pushed off",
             )
         return None
 
@@ -792,9 +788,10 @@ class VariantBoard(Board):
     # ------------------------------------------------------------- playing
     def push(self, move: Move) -> None:
         seat = self.turn
-        marbles = self._marbles
-        undo = _Undo(list(marbles), list(self._ejected), seat, self._key)
-        self._stack.append(undo)
+        before = self._marbles
+        self._stack.append((before, self._ejected, seat, self._key, self._all))
+        marbles = self._marbles = before.copy()
+        self._ejected = self._ejected.copy()
         self._special_stack.append((self._treasure, self._event))
         self.move_stack.append(move)
         o = OFFSETS[move.direction]
@@ -828,7 +825,6 @@ class VariantBoard(Board):
                     treasure |= 1 << dest
                     key ^= ZOBRIST_TREASURE[dest]
             else:
-                undo.lost.append(who)
                 if who:
                     self._ejected[seat] += 1
                 event = self.variant.on_eject(seat, who, cell, move.direction, bool(special))
@@ -836,10 +832,14 @@ class VariantBoard(Board):
                     self._event = event
         self._treasure = treasure
         self._key = key
+        occupied = 0
+        for bits in marbles:
+            occupied |= bits
+        self._all = occupied
         nxt = self._next_seat(seat)
         self.turn = nxt
         self._key = key ^ ZOBRIST_TURN[seat] ^ ZOBRIST_TURN[nxt]
-        if self.rules.ko:
+        if self._ko:
             self._remember_ko((seat, (*self._marbles, self._treasure, nxt)))
 
     def pop(self) -> Move:

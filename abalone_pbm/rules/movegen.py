@@ -12,8 +12,9 @@ a population count per kind of move, and generating them is reading the set bits
 each of which names one move through a precomputed table (python-chess's way: tables
 built once, integers as sets).
 
-The side-steps are done the same way with twelve lanes: one per axis of the line
-and direction of the step across it.
+A side-step is its marbles each stepping into an empty cell the same way: in the
+lanes of single steps, two targets next to each other along the line's axis (one
+global shift by the axis's step, since the lane of a direction holds its targets).
 
 Everything is pure Python and exact: ``count_moves`` equals the number of moves
 ``moves`` lists, and both equal the cell-by-cell rules (``tests/rules``).
@@ -31,14 +32,7 @@ from .moves import Move
 #: either way they stay inside [BASE - 60 + 12, BASE + 120 + 60): inside the lane.
 LANE: Final = 248
 BASE: Final = 60
-#: The twelve side-step lanes: (axis offset, step offset) with the step across the axis.
-SIDE_LANES: Final = tuple(
-    (OFFSETS[axis], OFFSETS[d]) for axis in AXES for d in range(6) if d not in (axis, axis + 3)
-)
-SIDE_DIRECTIONS: Final = tuple(d for axis in AXES for d in range(6) if d not in (axis, axis + 3))
-#: Side-step lanes: shifts from -36 to +12 of the board's bits 12..108.
-SIDE_LANE: Final = 176
-SIDE_BASE: Final = 36
+_CELL_BITS: Final = GRID_MASK.bit_length()
 
 
 def _spread(steps: int) -> int:
@@ -47,26 +41,19 @@ def _spread(steps: int) -> int:
     return sum(1 << (LANE * d + BASE + steps * o) for d, o in enumerate(OFFSETS))
 
 
-def _side_spread(axis_steps: int, across: int) -> int:
-    """Side-step lanes: the bitboard shifted by ``across`` steps across and
-    ``-axis_steps`` along the axis."""
-    return sum(
-        1 << (SIDE_LANE * j + SIDE_BASE + across * s - axis_steps * oa)
-        for j, (oa, s) in enumerate(SIDE_LANES)
-    )
-
-
 #: SPREAD[k]: six copies, each shifted k steps along its lane's direction.
 SPREAD: Final = tuple(_spread(k) for k in range(6))
 _S0, _S1, _S2, _S3, _S4, _S5 = SPREAD
-#: Side-step constants: the line's cells before the step (tail, second, third) and
-#: the empty cells after it (the tail's target, the second's, the third's).
-_T_TAIL: Final = _side_spread(0, 1)
-_T_SECOND: Final = _side_spread(1, 1)
-_T_THIRD: Final = _side_spread(2, 1)
-_T_ROOM1: Final = _side_spread(0, 0)
-_T_ROOM2: Final = _side_spread(1, 0)
-_T_ROOM3: Final = _side_spread(2, 0)
+#: The cells off the board (the padding ring) in every lane: always free.
+OFF_BOARD_LANES: Final = (GRID_MASK & ~BOARD_MASK) * _S0
+#: Side-steps: for each axis (its offset), the lanes of the directions across it.
+_ACROSS: Final = tuple(
+    (
+        OFFSETS[axis],
+        sum(((1 << LANE) - 1) << (LANE * d) for d in range(6) if d not in (axis, axis + 3)),
+    )
+    for axis in AXES
+)
 
 
 def count_moves(own: int, enemy: int, blockers: int = 0, lead_only: int = 0) -> int:
@@ -76,33 +63,32 @@ def count_moves(own: int, enemy: int, blockers: int = 0, lead_only: int = 0) -> 
     the edge of a wall (a partner's, the pillar); ``lead_only``: pushable marbles that
     block when they lie behind another pushed marble (the soccer ball).
     """
-    occupied = own | enemy | blockers
-    empty = BOARD_MASK & ~occupied
+    empty = BOARD_MASK & ~(own | enemy | blockers)
     o1 = own * _S1
     o2 = own * _S2
-    room = empty * _S0
-    two = o1 & o2
-    three = two & own * _S3
-    total = (o1 & room).bit_count() + (two & room).bit_count() + (three & room).bit_count()
     o3 = own * _S3
+    room = empty * _S0
+    single = o1 & room
+    two = o1 & o2
+    total = single.bit_count() + (two & room).bit_count() + (two & o3 & room).bit_count()
     # Lanes where two of own, then one pushable marble, end just before the cell.
-    hits = o3 & o2 & enemy * _S1
+    e1 = enemy * _S1
+    hits = o3 & o2 & e1
     if hits:
-        free = (GRID_MASK & ~occupied) * _S0
+        free = room | OFF_BOARD_LANES
         one = hits & free
-        if one:
-            total += one.bit_count() + (one & own * _S4).bit_count()
         o4 = own * _S4
-        total += (
-            own * _S5 & o4 & o3 & enemy * _S2 & (enemy & ~lead_only) * _S1 & free
-        ).bit_count()
-    pairs = own * _T_TAIL & own * _T_SECOND
-    if pairs:
-        steps = pairs & empty * _T_ROOM1 & empty * _T_ROOM2
-        if steps:
-            total += steps.bit_count() + (
-                steps & own * _T_THIRD & empty * _T_ROOM3
-            ).bit_count()
+        if one:
+            total += one.bit_count() + (one & o4).bit_count()
+        if lead_only:
+            e1 = (enemy & ~lead_only) * _S1
+        total += (own * _S5 & o4 & o3 & enemy * _S2 & e1 & free).bit_count()
+    # A side-step of a line is each of its marbles stepping into an empty cell the same
+    # way: single steps whose targets lie next to each other along the line's axis.
+    for axis, across in _ACROSS:
+        pair = single & (single >> axis) & across
+        if pair:
+            total += pair.bit_count() + (pair & (single >> (2 * axis))).bit_count()
     return total
 
 
@@ -110,81 +96,119 @@ def count_moves(own: int, enemy: int, blockers: int = 0, lead_only: int = 0) -> 
 _NO_MOVE: Final = Move(0, 0)
 
 
+def _on_board(cells: list[int]) -> bool:
+    return all(0 <= c < _CELL_BITS and BOARD_MASK >> c & 1 for c in cells)
+
+
+def _line_move(cells: list[int], direction: int) -> Move:
+    mask = 0
+    for c in cells:
+        mask |= 1 << c
+    return Move(mask, direction)
+
+
 def _inline_table(length: int, pushed: int) -> list[Move]:
     """Lane bit -> the move of ``length`` marbles pushing ``pushed`` that ends there
     (the cell entered, or beyond the pushed marbles)."""
     table = [_NO_MOVE] * (6 * LANE)
     for d, o in enumerate(OFFSETS):
-        for end in range(GRID_MASK.bit_length()):
+        for end in range(_CELL_BITS):
             line = [end - (pushed + k) * o for k in range(1, length + 1)]
-            if all(0 <= c < GRID_MASK.bit_length() and BOARD_MASK >> c & 1 for c in line):
-                if pushed and not all(BOARD_MASK >> (end - k * o) & 1 for k in range(1, pushed + 1)):
-                    continue
-                cells = 0
-                for c in line:
-                    cells |= 1 << c
-                table[LANE * d + BASE + end] = Move(cells, d)
+            if _on_board(line) and _on_board([end - k * o for k in range(1, pushed + 1)]):
+                table[LANE * d + BASE + end] = _line_move(line, d)
     return table
 
 
-def _side_table(length: int) -> list[Move]:
-    """Side-step lane bit -> the side-step of ``length`` marbles whose tail enters it."""
-    table = [_NO_MOVE] * (len(SIDE_LANES) * SIDE_LANE)
-    for j, (oa, s) in enumerate(SIDE_LANES):
+def _side_table(axis: int, length: int) -> list[Move]:
+    """Lane bit -> the side-step of ``length`` marbles along ``axis`` (an offset) whose
+    tail (lowest cell) steps onto it."""
+    table = [_NO_MOVE] * (6 * LANE)
+    for d, o in enumerate(OFFSETS):
+        if o in (axis, -axis):
+            continue
         for target in CELLS:
-            tail = target - s
-            line = [tail + k * oa for k in range(length)]
-            if all(0 <= c < GRID_MASK.bit_length() and BOARD_MASK >> c & 1 for c in line):
-                cells = 0
-                for c in line:
-                    cells |= 1 << c
-                table[SIDE_LANE * j + SIDE_BASE + target] = Move(cells, SIDE_DIRECTIONS[j])
+            line = [target - o + k * axis for k in range(length)]
+            if _on_board(line) and _on_board([c + o for c in line]):
+                table[LANE * d + BASE + target] = _line_move(line, d)
     return table
 
 
 #: The moves named by lane bits, one table per kind: into an empty cell with one, two,
-#: three marbles; two push one, three push one, three push two; side-steps of two, three.
+#: three marbles; two push one, three push one, three push two; side-steps of two and
+#: of three along each axis.
 STEP_TABLES: Final = tuple(_inline_table(n, 0) for n in (1, 2, 3))
 PUSH_TABLES: Final = (_inline_table(2, 1), _inline_table(3, 1), _inline_table(3, 2))
-SIDE_TABLES: Final = (_side_table(2), _side_table(3))
+SIDE_TABLES: Final = tuple(
+    (_side_table(axis, 2), _side_table(axis, 3)) for axis, _ in _ACROSS
+)
 
 
-def moves(own: int, enemy: int, blockers: int = 0, lead_only: int = 0) -> list[Move]:
-    """The legal moves of ``own`` marbles (the arguments as for :func:`count_moves`)."""
-    occupied = own | enemy | blockers
-    empty = BOARD_MASK & ~occupied
+def lane_masks(
+    own: int, enemy: int, blockers: int = 0, lead_only: int = 0
+) -> list[tuple[int, int]]:
+    """The lanes of each kind of move: ``(bits, kind)`` pairs where each set bit of
+    ``bits`` is the end of one legal move, named by ``TABLES[kind]`` at that bit
+    (the arguments as for :func:`count_moves`; kinds with no move are left out)."""
+    empty = BOARD_MASK & ~(own | enemy | blockers)
     o1 = own * _S1
     o2 = own * _S2
     o3 = own * _S3
     room = empty * _S0
+    single = o1 & room
     two = o1 & o2
-    found = [o1 & room, two & room, two & o3 & room]
-    tables = [*STEP_TABLES]
-    hits = o3 & o2 & enemy * _S1
+    found = [(single, 0), (two & room, 1), (two & o3 & room, 2)]
+    e1 = enemy * _S1
+    hits = o3 & o2 & e1
     if hits:
-        free = (GRID_MASK & ~occupied) * _S0
+        free = room | OFF_BOARD_LANES
         one = hits & free
         o4 = own * _S4
-        found += (
-            one,
-            one & o4,
-            own * _S5 & o4 & o3 & enemy * _S2 & (enemy & ~lead_only) * _S1 & free,
-        )
-        tables += PUSH_TABLES
-    pairs = own * _T_TAIL & own * _T_SECOND
-    if pairs:
-        steps = pairs & empty * _T_ROOM1 & empty * _T_ROOM2
-        found += (steps, steps & own * _T_THIRD & empty * _T_ROOM3)
-        tables += SIDE_TABLES
+        if lead_only:
+            e1 = (enemy & ~lead_only) * _S1
+        found += ((one, 3), (one & o4, 4), (own * _S5 & o4 & o3 & enemy * _S2 & e1 & free, 5))
+    kind = 6
+    for axis, across in _ACROSS:
+        pair = single & (single >> axis) & across
+        if pair:
+            found += ((pair, kind), (pair & (single >> (2 * axis)), kind + 1))
+        kind += 2
+    return found
+
+
+#: BELOW[n]: the bits below bit n, to clear the highest bit of a lane mask (cheaper
+#: on these long integers than isolating the lowest one).
+BELOW: Final = tuple((1 << n) - 1 for n in range(6 * LANE))
+#: The tables of :func:`lane_masks`'s kinds, in order: 0-2 steps into an empty cell,
+#: 3-5 pushes, 6-11 side-steps of two and three along each axis.
+TABLES: Final = (
+    *STEP_TABLES,
+    *PUSH_TABLES,
+    *(table for pair in SIDE_TABLES for table in pair),
+)
+
+
+def moves(own: int, enemy: int, blockers: int = 0, lead_only: int = 0) -> list[Move]:
+    """The legal moves of ``own`` marbles (the arguments as for :func:`count_moves`)."""
     out: list[Move] = []
     append = out.append
-    for bits, table in zip(found, tables):
-        # Every set bit is the end of a legal move: the tables hold a move there.
+    for bits, kind in lane_masks(own, enemy, blockers, lead_only):
+        table = TABLES[kind]
+        # Every set bit is the end of a legal move: the table holds a move there.
         while bits:
-            low = bits & -bits
-            append(table[low.bit_length() - 1])
-            bits ^= low
+            top = bits.bit_length() - 1
+            append(table[top])
+            bits &= BELOW[top]
     return out
 
 
-__all__ = ["LANE", "SIDE_LANE", "count_moves", "moves"]
+__all__ = [
+    "BASE",
+    "BELOW",
+    "LANE",
+    "OFF_BOARD_LANES",
+    "SPREAD",
+    "TABLES",
+    "count_moves",
+    "lane_masks",
+    "moves",
+]

@@ -27,13 +27,24 @@ class Move:
     ``cells`` is the bit mask of the moving line (the mover's marbles, and in team
     games possibly a partner's); pushed marbles are not part of it, they follow from
     the position.  Two moves are equal when they move the same line the same way.
+    A move is a value: what playing it needs (in-line or not, the rear and front
+    cells, where a side-step's marbles land) is worked out once, when it is made.
     """
 
-    __slots__ = ("cells", "direction")
+    __slots__ = ("cells", "direction", "is_inline", "rear", "front", "moved")
 
     def __init__(self, cells: int, direction: int) -> None:
         self.cells = cells
         self.direction = direction
+        offset = OFFSETS[direction]
+        low = (cells & -cells).bit_length() - 1
+        high = cells.bit_length() - 1
+        #: True when the line moves along itself (a single marble always does).
+        self.is_inline = low == high or bool(cells >> (low + abs(offset)) & 1)
+        #: The last and the first marble of the line in the direction of the move.
+        self.rear, self.front = (low, high) if offset > 0 else (high, low)
+        #: The line's cells after a side-step.
+        self.moved = cells << offset if offset > 0 else cells >> -offset
 
     def __eq__(self, other: object) -> bool:
         return (
@@ -59,12 +70,6 @@ class Move:
     @property
     def size(self) -> int:
         return self.cells.bit_count()
-
-    @property
-    def is_inline(self) -> bool:
-        """True when the line moves along itself (a single marble always does)."""
-        cells = iter_bits(self.cells)
-        return len(cells) == 1 or cells[1] - cells[0] == abs(OFFSETS[self.direction])
 
     def text(self) -> str:
         return str(self)

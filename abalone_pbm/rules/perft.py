@@ -12,10 +12,19 @@ def perft(board: Board, depth: int) -> int:
     if depth == 1:
         return board.count_legal_moves()
     total = 0
+    push, pop = board.push, board.pop
+    if depth == 2:
+        # Most of the work: the children's moves are counted, not generated.
+        count = board.count_legal_moves
+        for move in list(board.generate_legal_moves()):
+            push(move)
+            total += count()
+            pop()
+        return total
     for move in list(board.generate_legal_moves()):
-        board.push(move)
+        push(move)
         total += perft(board, depth - 1)
-        board.pop()
+        pop()
     return total
 
 
