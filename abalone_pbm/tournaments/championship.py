@@ -2,8 +2,9 @@
 plays everyone (all games at once), then promotion and relegation into the next edition.
 
 * The first edition ranks the entrants by rating and cuts the list into divisions of
-  about :data:`DIVISION_SIZE` (as many divisions as the size fits best, the upper ones
-  one larger when the count does not divide).
+  about :data:`DIVISION_SIZE` (as many divisions as the size fits best, the lower ones
+  one larger when the count does not divide, so that a field that grows never keeps a
+  relegated player up: the newcomers at the bottom make the lower divisions larger).
 * Each next edition keeps the order of the last one's final standings: the top
   :data:`PROMOTED` of every division but the first move one division up, the bottom
   :data:`RELEGATED` of every division but the last one down; within a division those who
@@ -35,7 +36,7 @@ def divisions(ranked: Sequence[str], size: int = DIVISION_SIZE) -> list[list[str
     base, extra = divmod(len(ranked), count)
     out, start = [], 0
     for index in range(count):
-        length = base + (1 if index < extra else 0)
+        length = base + (1 if index >= count - extra else 0)
         out.append(list(ranked[start:start + length]))
         start += length
     return out
