@@ -300,7 +300,9 @@ class CotixEngine(LineEngine):
 
     def choose(self, board: Board, budget: float) -> Reply:
         b0, b1 = to_cotix(board.marbles(1)), to_cotix(board.marbles(2))
-        starts = [board.marble_count(s) + board.lost(s) for s in (1, 2)]
+        # Each side's marbles at the start: those left and those the other side pushed
+        # off (so a board set up mid-game is counted right too).
+        starts = [board.marble_count(s) + board.ejected(3 - s) for s in (1, 2)]
         answer = self.request(
             f"go {board.turn - 1} {max(1, round(budget * 1000))} {b0:x} {b1:x} "
             f"{starts[0]} {starts[1]}")

@@ -15,6 +15,11 @@
   :class:`DuelTables` they are in: a robot keeps one per game, so the next move's
   search starts from what the last one learnt.  The table is bounded: past
   :data:`TABLE_LIMIT` entries the ones from older searches are dropped.
+* A side a marble from the target: a threat to push one off is like a check.  At
+  the horizon the threatened side may not stand pat (every reply is searched, and a
+  loss is found when none parries), and the side a marble from the target also tries
+  its threatening quiet moves in the first quiescence plies: a forced finish in three
+  moves is seen at depth 2 instead of 4.
 * Repetitions: a position had already in this game (or earlier on the search
   path) scores its evaluation less a penalty for the side that is ahead, so a side
   that is ahead does not shuffle but looks for progress.
@@ -42,6 +47,9 @@ MAX_PLY: Final = 100
 QUIESCENCE_PLIES: Final = 6
 #: Quiescence looks at pushes onto the edge (not only ejections) this many plies deep.
 EDGE_PUSH_PLIES: Final = 2
+#: A side a marble from the target also tries its threatening moves this many plies
+#: deep in quiescence (each answered by every reply of the other side).
+CHECK_PLIES: Final = 2
 #: Most entries of the table (about 90 MB): past it a search stores no new positions
 #: and the next search starts by dropping those of older searches.
 TABLE_LIMIT: Final = 200_000
@@ -259,7 +267,9 @@ class DuelSearch:
         if frontier:
             stand, _, danger = evaluation(me, op, mine, theirs)
             # Futility: a quiet move seldom gains this much; only pushes may help.
-            if self.futility and stand + FUTILITY_MARGIN <= alpha and not danger:
+            # (Not a marble from the target: there a quiet move that threatens may win.)
+            if (self.futility and stand + FUTILITY_MARGIN <= alpha and not danger
+                    and mine + 1 < self.target):
                 prune_quiet = True
                 best = stand
         repeated.add(position)
@@ -385,7 +395,14 @@ class DuelSearch:
         if not self.nodes & CLOCK_MASK and self.deadline is not None:
             if time.perf_counter() > self.deadline:
                 raise Timeout
-        stand, can_eject, _ = evaluation(me, op, mine, theirs)
+        stand, can_eject, danger = evaluation(me, op, mine, theirs)
+        target = self.target
+        if can_eject and mine + 1 >= target:
+            return WIN - ply - 1  # the side to move pushes off its last marble
+        if danger and theirs + 1 >= target and qply < QUIESCENCE_PLIES:
+            # The other side threatens its last marble: as in check, standing pat is no
+            # option; every reply is searched, and none that parries is a loss.
+            return self._evade(me, op, mine, theirs, alpha, beta, ply, qply)
         if stand >= beta or qply >= QUIESCENCE_PLIES:
             return stand
         if not can_eject and qply >= EDGE_PUSH_PLIES:
@@ -393,17 +410,46 @@ class DuelSearch:
         if stand > alpha:
             alpha = stand
         kids = tactical_children(me, op, EDGE if qply < EDGE_PUSH_PLIES else 0)
+        if mine + 1 >= target and qply < CHECK_PLIES:
+            # A marble from the target: the moves that threaten one are searched too (the
+            # other side must parry each), so a forced finish past the horizon is seen.
+            kids += self._checks(me, op, kids)
         if not kids:
             return stand
         best = stand
         kids.sort(key=_first, reverse=True)  # ejections first
         for kind, _diff, nme, nop in kids:
-            if kind == EJECT:
-                if mine + 1 >= self.target:
-                    return WIN - ply - 1
-                gained = mine + 1
-            else:
-                gained = mine
+            gained = mine + 1 if kind == EJECT else mine
+            value = -self.quiesce(nop, nme, theirs, gained, -beta, -alpha, ply + 1, qply + 1)
+            if value > best:
+                best = value
+                if value > alpha:
+                    alpha = value
+                    if alpha >= beta:
+                        break
+        return best
+
+    def _checks(self, me: int, op: int, tactical: list[Child]) -> list[Child]:
+        """The quiet moves and pushes not in ``tactical`` after which ``me`` could push
+        a marble of ``op`` off."""
+        have = {kid[1] for kid in tactical}
+        return [
+            kid for kid in children(me, op)
+            if kid[1] not in have and threatened_marbles(kid[2], kid[3])
+        ]
+
+    def _evade(
+        self, me: int, op: int, mine: int, theirs: int, alpha: int, beta: int, ply: int,
+        qply: int,
+    ) -> int:
+        """Quiescence for a side whose marble the other side, a marble from the target,
+        could push off next: the best of all its moves (a loss when none parries)."""
+        best = -WIN + ply + 1
+        for kid in children(me, op):
+            kind, _diff, nme, nop = kid
+            gained = mine + 1 if kind == EJECT else mine
+            if gained >= self.target:
+                return WIN - ply - 1
             value = -self.quiesce(nop, nme, theirs, gained, -beta, -alpha, ply + 1, qply + 1)
             if value > best:
                 best = value

@@ -28,6 +28,16 @@ that side has already pushed off (``FINISH[n] = 150 n (n - 1)``), so a one-for-o
 trade gains for the side that is ahead and costs the side that is behind.  It is
 not fitted (results at the move limit do not show it): it drives the leader to
 trade down to a win by the target instead of holding a lead.
+
+And a hand-set pressure term, ``PRESS[mine] * centre(op) - PRESS[theirs] *
+centre(me)`` with ``PRESS[n] = PRESSURE * n``: each step an opponent marble stands
+away from e5 is worth more the more marbles a side has pushed off.  A push moves the
+pushing line outward as far as the marbles pushed, and the line is the longer (two on
+one, three on one or two), so the symmetric centre term alone makes pushing a compact
+defender towards the edge cost the pusher; with five pushed off and ``PRESSURE`` 30 a
+two-on-one push outward gains 54, a three-on-two 204.  Leaders that kept 75-80 % of
+their moves quiet against Cotix (traces of ``benchmarks/external_match.py --trace``)
+press instead.
 """
 
 from __future__ import annotations
@@ -194,9 +204,32 @@ WEIGHT_NAMES: Final = (
 FINISH: Final = tuple(150 * n * (n - 1) for n in range(len(CELLS) + 1))
 
 
+#: The pressure term by marbles pushed off: each step an opponent marble stands away
+#: from e5 is worth this much more to a side that has pushed off n (see the module text).
+PRESSURE: int = 30
+PRESS: list[int] = [PRESSURE * n for n in range(len(CELLS) + 1)]
+
+
+def set_pressure(per_marble: int) -> None:
+    """Another weight for the pressure term (matches between settings)."""
+    global PRESSURE
+    PRESSURE = per_marble
+    PRESS[:] = [per_marble * n for n in range(len(CELLS) + 1)]
+
+
 def finish_term(mine: int, theirs: int) -> int:
     """The hand-set finishing term of :func:`evaluate` (not one of the features)."""
     return FINISH[mine] - FINISH[theirs]
+
+
+def pressure_term(me: int, op: int, mine: int, theirs: int) -> int:
+    """The hand-set pressure term of :func:`evaluate` (not one of the features)."""
+    return PRESS[mine] * _centre(op) - PRESS[theirs] * _centre(me)
+
+
+def hand_set_terms(me: int, op: int, mine: int, theirs: int) -> int:
+    """What :func:`evaluate` adds to the fitted sum of :func:`features`."""
+    return finish_term(mine, theirs) + pressure_term(me, op, mine, theirs)
 
 
 _WEIGHT_GLOBALS: Final = dict(zip(WEIGHT_NAMES, (*WEIGHT_NAMES[:5], "EDGE_WEIGHT", *WEIGHT_NAMES[6:])))
@@ -266,7 +299,7 @@ def static_eval(me: int, op: int, mine: int, theirs: int) -> tuple[int, int]:
 #: The terms of a position that do not depend on the marbles pushed off, by (me, op):
 #: (their sum, marbles the side to move could push off, marbles it could lose).
 #: Searches meet the same positions by other move orders, so lookups often hit.
-_PAIR_CACHE: dict[tuple[int, int], tuple[int, int, int]] = {}
+_PAIR_CACHE: dict[tuple[int, int], tuple[int, int, int, int, int]] = {}
 PAIR_CACHE_LIMIT: Final = 1 << 17
 
 
@@ -277,18 +310,19 @@ def evaluation(me: int, op: int, mine: int, theirs: int) -> tuple[int, int, int]
     terms = _PAIR_CACHE.get((me, op))
     if terms is None:
         terms = _pair_terms(me, op)
-    base, my_threats, their_threats = terms
+    base, my_threats, their_threats, my_centre, their_centre = terms
     lead = mine - theirs
     value = (
         MATERIAL * lead + PROGRESS * (mine * mine - theirs * theirs) + base
         + FINISH[mine] - FINISH[theirs]
+        + PRESS[mine] * their_centre - PRESS[theirs] * my_centre
     )
     if my_threats and lead:
         value += LEAD_THREATS * lead * my_threats
     return value, my_threats, their_threats
 
 
-def _pair_terms(me: int, op: int) -> tuple[int, int, int]:
+def _pair_terms(me: int, op: int) -> tuple[int, int, int, int, int]:
     get = _SIDE_CACHE.get
     mine_side = get(me)
     if mine_side is None:
@@ -352,7 +386,7 @@ def _pair_terms(me: int, op: int) -> tuple[int, int, int]:
     if their_threats:
         value += THREATENED
     value += THREATS * (my_threats - their_threats) + EXPOSED * exposed
-    terms = (int(value), my_threats, their_threats)
+    terms = (int(value), my_threats, their_threats, _centre(me), _centre(op))
     if len(_PAIR_CACHE) >= PAIR_CACHE_LIMIT:
         _PAIR_CACHE.clear()
     _PAIR_CACHE[(me, op)] = terms

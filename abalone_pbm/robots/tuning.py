@@ -44,7 +44,7 @@ from .features import (
     WEIGHT_NAMES,
     evaluation,
     features,
-    finish_term,
+    hand_set_terms,
     set_weights,
     threatened_marbles,
 )
@@ -203,7 +203,8 @@ def leaf_terms(leaf: Leaf) -> tuple[list[float], float]:
     if leaf.terminal is not None:
         return [0.0] * len(FEATURES), float(leaf.terminal)
     vector = features(leaf.me, leaf.op, leaf.mine, leaf.theirs)
-    return [leaf.sign * x for x in vector], float(leaf.sign * finish_term(leaf.mine, leaf.theirs))
+    fixed = hand_set_terms(leaf.me, leaf.op, leaf.mine, leaf.theirs)
+    return [leaf.sign * x for x in vector], float(leaf.sign * fixed)
 
 
 def leaf_value(leaf: Leaf, weights: Mapping[str, int]) -> float:

@@ -18,9 +18,10 @@
 //                                           iterative deepening within MS milliseconds)
 //   quit
 // Their code prints progress on standard output; it is sent to standard error instead.
-// Their rules let a player move a partner's marbles along with its own (a side-step with one
-// own marble, an in-line move whose rear marble is its own); ours do not, so their search is
-// given only the moves whose marbles of the mover's team are all the mover's own.
+// Their rules let a player move a partner's marbles along with its own in any move (a
+// side-step with one own marble, an in-line move whose rear marble is its own); ours only in
+// a push of opposing marbles whose rear marble is the mover's, so their search is given only
+// the moves our rules allow: a move that pushes no opposing marble moves the mover's own.
 package model.artificialintelligence.minimax;
 
 import java.io.BufferedReader;
@@ -92,14 +93,16 @@ public final class VerloopDriver {
         }
     }
 
-    /** Whether every marble of the mover's team that the move shifts is the mover's own
-     *  (the marbles of other teams in a push are the ones pushed). */
+    /** Whether our rules allow the move: one that pushes opposing marbles (their rules make
+     *  its rear marble the mover's own), or one whose marbles are all the mover's own. */
     static boolean ownMarblesOnly(Move move) {
         Player mover = move.getInitiator();
+        boolean partners = false;
         for (Marble marble : move.getMarbles()) {
-            if (marble.getTeam() == mover.getTeam() && marble.getOwner() != mover) return false;
+            if (marble.getTeam() != mover.getTeam()) return true;
+            partners = partners || marble.getOwner() != mover;
         }
-        return true;
+        return !partners;
     }
 
     private static Minimax.Builder searchSettings() {
