@@ -60,6 +60,7 @@ from abalone_pbm.rules.geometry import (  # noqa: E402
     CELL_BY_NAME, CELL_NAMES, CELLS, DIAGONAL_OF, OFFSETS, ROW_OF, iter_bits)
 from abalone_pbm.rules.layouts import ROW_LENGTHS  # noqa: E402
 from abalone_pbm.rules.moves import Move  # noqa: E402
+from match_report import LoadWatch  # noqa: E402
 from robots import EngineStats, GameResult, play_opening, summary_line  # noqa: E402
 
 COTIX_URL = "https://github.com/Cotix/Abalone"
@@ -585,7 +586,7 @@ def trace_move(trace: TextIO, index: int, board: Board, move: Move, seat: int,
         "game": index, "ply": board.ply, "position": before, "seat": seat,
         "mine": board.ejected(seat), "theirs": board.ejected(3 - seat),
         "depth": info.depth if info else 0, "value": info.value if info else None,
-        "kind": ("quiet", "push", "eject")[kind], "returns": returns,
+        "kind": ("quiet", "push", "eject")[kind], "returns": returns, "move": str(move),
         "reason": info.reason if info else "",
     }) + "\n")
     trace.flush()
@@ -654,6 +655,7 @@ def main(argv: list[str] | None = None) -> int:
     results: list[GameResult] = []
     thinking = {"a": 0.0, "b": 0.0}
     started = time.perf_counter()
+    load = LoadWatch()
     trace = open(args.trace, "w") if args.trace else None
     try:
         for index in range(args.games):
@@ -669,12 +671,12 @@ def main(argv: list[str] | None = None) -> int:
         if trace is not None:
             trace.close()
     elapsed = time.perf_counter() - started
-    print_summary(spec, engine.name, results, thinking, elapsed)
+    print_summary(spec, engine.name, results, thinking, elapsed, load.stop())
     return 0
 
 
 def print_summary(spec: MatchSpec, theirs: str, played: list[GameResult],
-                  thinking: dict[str, float], elapsed: float) -> None:
+                  thinking: dict[str, float], elapsed: float, load: str = "") -> None:
     ours = spec.ours
     aborted = [r for r in played if r.reason.startswith("aborted")]
     results = [r for r in played if not r.reason.startswith("aborted")]
@@ -706,7 +708,7 @@ def print_summary(spec: MatchSpec, theirs: str, played: list[GameResult],
             if total.seconds > 0 and total.nodes > 0:
                 line += f", {total.nodes / total.seconds:,.0f} nodes/s"
         print(line)
-    print(f"  wall time {elapsed:.0f} s")
+    print(f"  wall time {elapsed:.0f} s" + (f"; {load}" if load else ""))
 
 
 if __name__ == "__main__":

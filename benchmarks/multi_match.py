@@ -46,6 +46,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from abalone_pbm.robots import ENGINES, make_engine  # noqa: E402
 from abalone_pbm.rules import Board, Rules  # noqa: E402
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from match_report import LoadWatch, elo_text, search_text, share_text  # noqa: E402
+
 DEFAULT_SETUPS = ("3", "4", "6", "4t", "6t")
 DEFAULT_LAYOUTS = ("standard", "bowl")
 
@@ -215,19 +218,20 @@ def report(title: str, a: str, b: str, results: list[GameResult]) -> None:
     draws = sum(r.winner == "draw" for r in results)
     at_limit = sum(r.reason.startswith("move limit") for r in results)
     diff, margin = share_difference(results)
+    # Over a rotation equal engines score one half (wins 1, draws 1/2): A's score is
+    # (1 + share won A - share won B) / 2, its interval half of the difference's.
     print(f"{title}: {n} games, {draws} drawn, {at_limit} reached the move limit; "
           f"mean length {sum(r.plies for r in results) / n:.0f} plies; "
-          f"share won A - B {diff:+.1%} ± {margin:.1%}")
+          f"share won A - B {diff:+.1%} ± {margin:.1%}; A's score {(1 + diff) / 2:.1%}, "
+          f"{elo_text((1 + diff) / 2, margin / 2)}")
     for key, name in (("a", a), ("b", b)):
         st = total[key]
         line = (f"  {key}={name}: won {st.wins} ({st.wins / n:.1%}; by the target "
-                f"{st.won_by_target}, at the move limit {st.won_at_limit}); per game pushed "
-                f"off {st.pushed_off / n:.2f}, lost {st.lost / n:.2f}")
-        if st.searched:
-            line += f"; mean depth {st.depth_total / st.searched:.2f}"
-        if st.seconds > 0:
-            line += f", {st.nodes / st.seconds:,.0f} nodes/s"
-        line += f"; longest move {st.longest:.2f} s"
+                f"{st.won_by_target}, at the move limit {st.won_at_limit}; by six "
+                f"{share_text(st.won_by_target, st.wins)} of its wins); per game pushed "
+                f"off {st.pushed_off / n:.2f}, lost {st.lost / n:.2f}; "
+                f"{search_text(st.depth_total, st.searched, st.nodes, st.seconds)}"
+                f"; longest move {st.longest:.2f} s")
         print(line)
 
 
@@ -264,6 +268,7 @@ def main(argv: list[str] | None = None) -> int:
             parser.error(f"layout {layout!r}: {error}")
 
     started = time.perf_counter()
+    load = LoadWatch()
     results: list[GameResult] = []
     game = 0
     for opening in range(args.openings):
@@ -293,7 +298,7 @@ def main(argv: list[str] | None = None) -> int:
     for setup in setups:
         report(f" {setup.name}", args.a, args.b, [r for r in results if r.setup == setup])
     report(" all", args.a, args.b, results)
-    print(f"  wall time {elapsed:.0f} s")
+    print(f"  wall time {elapsed:.0f} s; {load.stop()}")
     return 0
 
 

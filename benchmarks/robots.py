@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import random
 import sys
 import time
@@ -45,6 +44,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from abalone_pbm.robots import ENGINES, make_engine  # noqa: E402
 from abalone_pbm.robots.features import current_weights, set_weights  # noqa: E402
 from abalone_pbm.rules import Board, Rules  # noqa: E402
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from match_report import LoadWatch, elo_text, score_interval, search_text, share_text  # noqa: E402
 
 DEFAULT_LAYOUTS = ("standard", "belgian-daisy", "german-daisy")
 
@@ -179,25 +181,6 @@ def play(spec: GameSpec) -> GameResult:
     )
 
 
-def elo_difference(wins: int, draws: int, losses: int) -> tuple[float, float, float]:
-    """(Elo difference, low, high) of the 95 % interval, from the score per game."""
-    n = wins + draws + losses
-    if n == 0:
-        return 0.0, -math.inf, math.inf
-    score = (wins + draws / 2) / n
-    variance = (wins * (1 - score) ** 2 + draws * (0.5 - score) ** 2 + losses * score**2) / n
-    margin = 1.96 * math.sqrt(variance / n)
-
-    def elo(s: float) -> float:
-        if s <= 0:
-            return -math.inf
-        if s >= 1:
-            return math.inf
-        return -400 * math.log10(1 / s - 1)
-
-    return elo(score), elo(score - margin), elo(score + margin)
-
-
 def read_weights(path: str | None) -> tuple[tuple[str, int], ...] | None:
     """Weights from a JSON object file (names as in ``robots/weights.py``); the ones
     it leaves out keep their current values."""
@@ -237,17 +220,29 @@ def summary_line(a: str, b: str, results: list[GameResult]) -> tuple[str, float]
     wins = sum(r.winner == "a" for r in results)
     draws = sum(r.winner == "draw" for r in results)
     losses = sum(r.winner == "b" for r in results)
-    n = len(results) or 1
-    score = (wins + draws / 2) / n
-    elo, low, high = elo_difference(wins, draws, losses)
+    score, margin = score_interval(wins, draws, losses)
     decided = [r for r in results if r.winner != "draw"]
     by_target = [r for r in decided if r.reason.startswith("pushed off")]
     a_by_target = sum(r.winner == "a" for r in by_target)
     share = f"{len(by_target)}/{len(decided)}" if decided else "0/0"
     line = (f"{a} vs {b}: +{wins} ={draws} -{losses}, score {score:.1%}, "
-            f"Elo {elo:+.0f} [{low:+.0f}, {high:+.0f}]; won by pushing off the target: "
-            f"{share} of the decided games ({a}: {a_by_target}, {b}: {len(by_target) - a_by_target})")
+            f"{elo_text(score, margin)}; won by pushing off the target: "
+            f"{share} of the decided games ({a}: {share_text(a_by_target, wins)} of its wins, "
+            f"{b}: {share_text(len(by_target) - a_by_target, losses)})")
     return line, score
+
+
+def engine_line(results: list[GameResult], key: str, name: str) -> str:
+    """One engine's moves, time and search (depth, nodes a second) over a match."""
+    total = EngineStats()
+    for r in results:
+        total.add(r.stats[key])
+    line = (f"{key}={name}: {total.moves} moves, longest {total.longest:.2f} s "
+            f"({total.over_budget} over the budget), "
+            f"{search_text(total.depth_total, total.searched, total.nodes, total.seconds)}")
+    if total.mid_moves:
+        line += f" (middlegame plies 10-60: depth {total.mid_depth_total / total.mid_moves:.2f})"
+    return line
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -274,6 +269,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--require", type=float, default=None,
                         help="exit 1 unless A scores at least this share (0-1)")
     args = parser.parse_args(argv)
+    load = LoadWatch()
 
     if args.ladder:
         names = [name.strip() for name in args.ladder.split(",") if name.strip()]
@@ -284,12 +280,15 @@ def main(argv: list[str] | None = None) -> int:
         for weaker, stronger in zip(names, names[1:]):
             results = run_match(args, stronger, weaker)
             lines.append(summary_line(stronger, weaker, results)[0])
-            print(lines[-1], flush=True)
+            for key, name in (("a", stronger), ("b", weaker)):
+                lines.append(f"  {engine_line(results, key, name)}")
+            print("\n".join(lines[-3:]), flush=True)
         print()
         print(f"ladder, {args.games} games a pair, budget {args.budget} s/move, "
               f"move limit {args.movelimit}:")
         for line in lines:
             print(f"  {line}")
+        print(f"  {load.stop()}")
         return 0
 
     started = time.perf_counter()
@@ -307,19 +306,8 @@ def main(argv: list[str] | None = None) -> int:
           f"{args.b} {sum(r.ejected_b for r in results) / n:.2f}; "
           f"mean length {sum(r.plies for r in results) / n:.0f} plies")
     for key, name in (("a", args.a), ("b", args.b)):
-        total = EngineStats()
-        for r in results:
-            total.add(r.stats[key])
-        line = (f"  {key}={name}: {total.moves} moves, longest {total.longest:.2f} s "
-                f"({total.over_budget} over the budget)")
-        if total.searched:
-            line += (f", mean depth {total.depth_total / total.searched:.2f}")
-            if total.mid_moves:
-                line += f" (middlegame plies 10-60: {total.mid_depth_total / total.mid_moves:.2f})"
-            if total.seconds > 0:
-                line += f", {total.nodes / total.seconds:,.0f} nodes/s"
-        print(line)
-    print(f"  wall time {elapsed:.0f} s")
+        print(f"  {engine_line(results, key, name)}")
+    print(f"  wall time {elapsed:.0f} s; {load.stop()}")
     if args.require is not None:
         verdict = "met" if score >= args.require else "NOT met"
         print(f"  required score {args.require:.0%}: {verdict} ({score:.1%})")
