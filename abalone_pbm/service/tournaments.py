@@ -32,6 +32,7 @@ from ..tournaments import championship, knockout, round_robin, swiss
 from ..tournaments.results import FORMATS
 from ..tournaments.standings import TIE_BREAK_LINES, half
 from .context import CommandError, MailContext
+from .unsubscribe import Unsubscription
 from .games import GameOptions, parse_options, winners_of
 
 log = logging.getLogger(__name__)
@@ -493,11 +494,18 @@ def unrated(session: Session, game: Game) -> bool:
 
 
 def _no_show(session: Session, game: Game) -> bool:
+    """The loser never moved and did not resign by their own mail either (a forfeit,
+    or leaving the tournament): a resignation on the first move is a played loss,
+    rated, as pbmserv has it, so that resigning early dodges no rating."""
     winners = winners_of(game)
     if len(winners) != 1:
         return False
     loser = 2 if winners[0] == 1 else 1
-    return _never_moved(session, game, loser)
+    if not _never_moved(session, game, loser):
+        return False
+    userid = next((s.user.userid for s in game.seats if s.seat == loser), None)
+    # turns.after_move gives a game ended by a resignation this reason.
+    return game.result_reason != f"{userid} resigned"
 
 
 def game_ended(ctx: MailContext, game: Game) -> None:
@@ -700,7 +708,9 @@ def mail_standings(ctx: MailContext, t: Tournament, when: str) -> None:
              f'tournament mail {t.name} <userid> <password> off" stops them.\n')
     readers = [e.user for e in entries_of(ctx.session, t)
                if e.standings_mail and e.status == "entered" and e.user.robot is None]
-    ctx.send_to_users(readers, subject, body, auto_submitted="auto-generated")
+    # Subscribed mail: List-Unsubscribe and a footer stop it without a password.
+    ctx.send_to_users(readers, subject, body, auto_submitted="auto-generated",
+                      unsubscribe=lambda user: Unsubscription("t", user.id, user.userid, t.id))
 
 
 def _announce_start(ctx: MailContext, t: Tournament) -> None:

@@ -13,7 +13,8 @@ characters, 80 bits, of an HMAC over kind, user id, userid and scope under the
 server's key, ``server_key``). Kinds: ``o`` one board watched (its observer row, full
 or results only), ``s`` the boards of new games (``subscribe all``) and the one of this
 mail, ``n`` the results of every game (``notify`` without boards), ``d`` the daily
-digest, ``b`` broadcasts. Acting on a token is idempotent: doing it twice leaves what
+digest, ``b`` broadcasts, ``t`` a tournament's standings mails (scope: the tournament's
+id; a championship's later editions already open stop too). Acting on a token is idempotent: doing it twice leaves what
 doing it once left. A forged token is refused at RCPT by the Postfix policy service
 (``token_is_valid``) and answered "not valid" by the worker and the HTTP listener.
 """
@@ -32,7 +33,9 @@ from sqlalchemy import delete, select
 from sqlalchemy.orm import Session
 
 from ..config import Settings
-from ..db.models import Game, InboxMail, Observer, ServerCounter, User
+from ..db.models import (
+    Game, InboxMail, Observer, ServerCounter, Tournament, TournamentEntry, User,
+)
 from ..render.templating import render_template
 from .server_key import server_key, signature
 
@@ -51,6 +54,7 @@ KINDS = {
     "n": "results",
     "d": "digest",
     "b": "broadcasts",
+    "t": "tournament standings",
 }
 #: The plus-address tag of unsubscribe addresses (``abalone+unsub.<token>@...``).
 TAG = "unsub."
@@ -178,6 +182,8 @@ def describe(what: Unsubscription) -> str:
         return "is no longer told the result of every game"
     if what.kind == "d":
         return "gets no daily digest any more"
+    if what.kind == "t":
+        return "gets no standings mails of this tournament any more"
     return "gets no broadcasts any more"
 
 
@@ -197,6 +203,11 @@ def apply(session: Session, what: Unsubscription, now: datetime | None = None) -
         user.notify_all = False
     elif what.kind == "d":
         user.digest = False
+    elif what.kind == "t":
+        for entry in session.scalars(select(TournamentEntry).where(
+                TournamentEntry.user_id == user.id,
+                TournamentEntry.tournament_id.in_(_tournament_and_later(session, what.scope)))):
+            entry.standings_mail = False
     elif what.kind == "b":
         name = f"{NO_BROADCASTS}{user.id}"
         if session.scalar(select(ServerCounter.id).where(ServerCounter.name == name)) is None:
@@ -204,6 +215,17 @@ def apply(session: Session, what: Unsubscription, now: datetime | None = None) -
                                       updated_at=now or datetime.now(timezone.utc)))
     session.flush()
     log.info("unsubscribe: %s %s", what.userid, describe(what))
+
+
+def _tournament_and_later(session: Session, tournament_id: int) -> list[int]:
+    """The tournament's id and those of the later editions of its series."""
+    found = session.get(Tournament, tournament_id)
+    if found is None:
+        return []
+    if found.series is None:
+        return [found.id]
+    return list(session.scalars(select(Tournament.id).where(
+        Tournament.series == found.series, Tournament.edition >= found.edition)))
 
 
 def broadcasts_refused(session: Session) -> set[int]:

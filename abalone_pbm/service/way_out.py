@@ -4,14 +4,14 @@ its token is the whole request."""
 from __future__ import annotations
 
 from .. import render
-from ..db.models import User
+from ..db.models import Tournament, User
 from .context import MailContext
 from .unsubscribe import Unsubscription, apply, describe, token_user
 
 __all__ = ["answer_by_mail"]
 
 
-def _undo_hint(what: Unsubscription) -> str:
+def _undo_hint(ctx: MailContext, what: Unsubscription) -> str:
     if what.kind in ("o", "s"):
         again = f'"abalone subscribe {what.scope} {what.userid} <password>"'
         if what.kind == "s":
@@ -21,7 +21,15 @@ def _undo_hint(what: Unsubscription) -> str:
         return f'"abalone notify {what.userid} <password>" starts it again.'
     if what.kind == "d":
         return f'"digest {what.userid} <password> on" starts it again.'
+    if what.kind == "t":
+        return (f'"abalone tournament mail {_tournament_name(ctx, what.scope)} '
+                f'{what.userid} <password> on" starts it again.')
     return ("Messages sent to you by name still come; broadcasts no longer do.")
+
+
+def _tournament_name(ctx: MailContext, tournament_id: int) -> str:
+    found = ctx.session.get(Tournament, tournament_id)
+    return found.name if found is not None else "<name>"
 
 
 def answer_by_mail(ctx: MailContext, token: str) -> None:
@@ -44,5 +52,5 @@ def answer_by_mail(ctx: MailContext, token: str) -> None:
     subject, body = render.answer_mail(
         "Abalone unsubscribe",
         f"{what.userid} {describe(what)}.  Nothing else changed: games and other "
-        f"subscriptions go on.  {_undo_hint(what)}")
+        f"subscriptions go on.  {_undo_hint(ctx, what)}")
     ctx.send_to_users([user], subject, body)
