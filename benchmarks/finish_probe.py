@@ -1,8 +1,16 @@
 """Does our robot convert a lead?  Play positions where it leads to the end against Cotix.
 
     python benchmarks/external_match.py --engine cotix --games 8 --budget 1 --trace t.jsonl
+    python benchmarks/finish_probe.py --analyse t.jsonl
     python benchmarks/finish_probe.py --trace t.jsonl --lead 3 --budget 1
     python benchmarks/finish_probe.py --position "....1/...111/... 1 5,0" --ply 110
+
+``--analyse`` reads a trace and says what the search saw while ours led: by marbles
+pushed off, the share of quiet moves, pushes and ejections and of moves back to a
+position of the game; with a marble to go, in how many positions an exact full-width
+solver finds a forced finish within two or three moves, how many of those the search's
+value showed as a win, and how often the move chosen kept the forced finish; and how
+many values were a win on the move limit (the horizon reaching it).
 
 The positions come from the trace ``external_match.py --trace`` writes (one JSON line
 per move of ours): in each game, the first position where ours is to move and leads by
@@ -21,6 +29,7 @@ import json
 import random
 import sys
 import time
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -32,7 +41,8 @@ for path in (str(REPO), str(BENCHMARKS)):
 
 from abalone_pbm.robots import ENGINES, make_engine  # noqa: E402
 from abalone_pbm.robots.base import occupied_mask, push_kind  # noqa: E402
-from abalone_pbm.robots.duel import WIN_THRESHOLD  # noqa: E402
+from abalone_pbm.robots.bitmoves import EJECT, children  # noqa: E402
+from abalone_pbm.robots.duel import LIMIT_WIN, WIN_THRESHOLD  # noqa: E402
 from abalone_pbm.robots.features import set_pressure  # noqa: E402
 from abalone_pbm.rules import Board, Rules  # noqa: E402
 from external_match import (  # noqa: E402
@@ -72,6 +82,77 @@ def starts_from_trace(path: Path, lead: int, room: int, movelimit: int) -> list[
             continue
         found[game] = Start(game, int(entry["ply"]), str(entry["position"]))
     return [found[g] for g in sorted(found)]
+
+
+def wins_within(me: int, op: int, mine: int, theirs: int, moves: int, target: int) -> bool:
+    """Exact, full width: whether the side to move (``me``) forces its ``target``-th
+    marble off within ``moves`` moves of its own, whatever the other side plays."""
+    if moves <= 0:
+        return False
+    kids = children(me, op)
+    if mine + 1 >= target and any(kind == EJECT for kind, *_ in kids):
+        return True
+    if moves == 1:
+        return False
+    return any(
+        every_reply_loses(nop, nme, theirs, mine + (kind == EJECT), moves - 1, target)
+        for kind, _diff, nme, nop in kids
+    )
+
+
+def every_reply_loses(me: int, op: int, mine: int, theirs: int, moves: int,
+                      target: int) -> bool:
+    """Whether every move of the side to move leaves the other side a forced finish
+    within ``moves`` of its moves."""
+    for kind, _diff, nme, nop in children(me, op):
+        gained = mine + (kind == EJECT)
+        if gained >= target or not wins_within(nop, nme, theirs, gained, moves, target):
+            return False
+    return True
+
+
+def analyse(path: Path, movelimit: int, target: int = 6) -> None:
+    kinds: dict[int, Counter[str]] = {}
+    forced = {2: 0, 3: 0}
+    seen = kept = at_last = limit_values = 0
+    for line in path.read_text().splitlines():
+        entry = json.loads(line)
+        mine, theirs = int(entry["mine"]), int(entry["theirs"])
+        value = entry["value"]
+        if value is not None and LIMIT_WIN // 2 < value < WIN_THRESHOLD:
+            limit_values += 1
+        if mine <= theirs:
+            continue
+        tally = kinds.setdefault(mine, Counter())
+        tally[str(entry["kind"])] += 1
+        tally["returns"] += bool(entry["returns"])
+        if mine + 1 != target:
+            continue
+        at_last += 1
+        board = Board(str(entry["position"]), Rules(players=2, movelimit=movelimit))
+        seat = board.turn
+        me, op = board.marbles(seat), board.marbles(3 - seat)
+        within = next((n for n in (1, 2, 3) if wins_within(me, op, mine, theirs, n, target)),
+                      None)
+        if within is None or within == 1:
+            continue  # none, or an ejection at once (the robots take those first)
+        forced[within] += 1
+        seen += value is not None and value > WIN_THRESHOLD
+        move = board.parse_move(str(entry["move"])) if entry.get("move") else None
+        if move is not None:
+            board.push(move)
+            kept += every_reply_loses(board.marbles(3 - seat), board.marbles(seat), theirs,
+                                      board.ejected(seat), within - 1, target)
+    print(f"moves of ours while ahead, by marbles pushed off (quiet / push / eject, returns):")
+    for mine in sorted(kinds):
+        t = kinds[mine]
+        n = t["quiet"] + t["push"] + t["eject"]
+        print(f"  {mine}: {n} moves, {t['quiet'] / n:.0%} quiet, {t['push'] / n:.0%} pushes, "
+              f"{t['eject'] / n:.0%} ejections, {t['returns']} back to a position of the game")
+    print(f"a marble to go: {at_last} positions; a forced finish in 2 moves in {forced[2]}, "
+          f"in 3 in {forced[3]}; the search's value a win in {seen} of them; the move "
+          f"chosen kept it in {kept}")
+    print(f"values that were a win on the move limit: {limit_values}")
 
 
 def play_out(start: Start, ours: str, engine: CotixEngine, budget: float, movelimit: int,
@@ -121,6 +202,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--ours", default="boulder", choices=sorted(ENGINES))
     parser.add_argument("--trace", default=None, help="a trace of external_match.py --trace")
+    parser.add_argument("--analyse", default=None, metavar="TRACE",
+                        help="say what the search saw in a trace, and play nothing")
     parser.add_argument("--position", action="append", default=[],
                         help="a position to play out (ours to move); may be repeated")
     parser.add_argument("--ply", type=int, default=60, help="the ply of --position")
@@ -135,6 +218,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--cotix-src", default=None)
     parser.add_argument("--cache-dir", default=str(DEFAULT_CACHE))
     args = parser.parse_args(argv)
+    if args.analyse:
+        analyse(Path(args.analyse), args.movelimit)
+        return 0
     if args.pressure is not None:
         set_pressure(args.pressure)
     starts = [Start(i, args.ply, p) for i, p in enumerate(args.position)]
