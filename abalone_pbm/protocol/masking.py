@@ -284,6 +284,9 @@ _INVISIBLE = (
     "\\ufe00-\\ufe0f\\ufeff\\uffa0\\ufff9-\\ufffc"
 )
 _SEPARATOR_RE = re.compile(f"[\\s{_INVISIBLE}]+")
+#: Every character of _SEPARATOR_RE as a blank (all of them are in the first plane).
+_SEPARATOR_TABLE = dict.fromkeys(
+    map(ord, "".join(_SEPARATOR_RE.findall("".join(map(chr, range(0x10000)))))), " ")
 #: Blanks written in UTF-8 and read as Latin-1 or Windows-1252 (``â\x80\x83``).
 _UNICODE_BLANKS = (
     "\u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a"
@@ -375,7 +378,7 @@ def _analysis(line: str, fine: bool) -> str:
     text = _blanked(_MOJIBAKE_RE, line)
     text = _blanked(_HTML_TAG_RE, text)
     text = _blanked(_ENCODED_FRAME_RE, text)
-    text = _blanked(_SEPARATOR_RE, text)
+    text = text.translate(_SEPARATOR_TABLE)  # (_SEPARATOR_RE's characters, at C speed)
     if fine:
         text = _blanked(_QP_ESCAPE_RE, _blanked(_UTF7_SHIFT_RE, text))
         text = _blanked(_FINE_SEPARATOR_RE, text)
