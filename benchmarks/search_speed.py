@@ -14,7 +14,7 @@ seconds, nodes/s, and the depth reached in the budget.  The figure to compare
 between versions is the total nodes/s and the total seconds to the fixed depth.
 With ``--against OTHER`` the other robot is measured the same way and the ratios are
 printed (nodes per second in the budget, and how many times faster the first
-reaches the fixed depth).
+reaches the fixed depth).  The last line is the machine's load during the run.
 """
 
 from __future__ import annotations
@@ -29,6 +29,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from abalone_pbm.robots import ENGINES, make_engine  # noqa: E402
 from abalone_pbm.rules import Board, Rules  # noqa: E402
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from match_report import LoadWatch  # noqa: E402
 
 
 def positions(seed: int = 11, players: int = 2, teams: bool = False) -> list[tuple[str, Board]]:
@@ -94,6 +97,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.teams and args.players not in (4, 6):
         parser.error("--teams needs --players 4 or 6")
+    load = LoadWatch()
     first = measure(args.robot, args.depth, args.budget, args.players, args.teams)
     if args.against:
         other = measure(args.against, args.depth, args.budget, args.players, args.teams)
@@ -102,6 +106,7 @@ def main(argv: list[str] | None = None) -> int:
               f"{first[1] / max(other[1], 1e-9):.2f}x, in the budget "
               f"{first[2] / max(other[2], 1e-9):.2f}x; mean depth in {args.budget} s "
               f"{first[3]:.2f} against {other[3]:.2f}")
+    print(load.stop())
     return 0
 
 
