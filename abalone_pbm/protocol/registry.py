@@ -412,6 +412,8 @@ _SPECS = (
         "tournament says otherwise.  A championship enters you in its next edition too "
         "unless you add 'once'.",
         secret=(2,),
+        # Written without the game word too, so that masking knows its password.
+        aliases=("tournament join",),
     ),
     CommandSpec(
         "abalone tournament withdraw",
@@ -421,6 +423,8 @@ _SPECS = (
         "Before the start you are simply no longer entered; after it, every game of "
         "yours still running in the tournament is resigned, and you are paired no more.",
         secret=(2,),
+        # Written without the game word too, so that masking knows its password.
+        aliases=("tournament withdraw",),
     ),
     CommandSpec(
         "abalone tournament standings",
@@ -440,6 +444,8 @@ _SPECS = (
         "those mails for you in that tournament, 'on' starts them again.  The board "
         "mails of your games still come.",
         secret=(2,),
+        # Written without the game word too, so that masking knows its password.
+        aliases=("tournament mail",),
     ),
     CommandSpec(
         "abalone seek",
