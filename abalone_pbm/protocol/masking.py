@@ -375,13 +375,21 @@ def _blanked(pattern: re.Pattern[str], text: str) -> str:
 def _analysis(line: str, fine: bool) -> str:
     """``line`` with every separator turned into blanks, same length (so that a word's
     place in the analysis is its place in the line)."""
-    text = _blanked(_MOJIBAKE_RE, line)
-    text = _blanked(_HTML_TAG_RE, text)
-    text = _blanked(_ENCODED_FRAME_RE, text)
+    # (Each pattern only where a character it begins with stands: most lines are
+    # plain ASCII without tags or escapes.)
+    text = line if line.isascii() else _blanked(_MOJIBAKE_RE, line)
+    if "<" in text or "&" in text or "-->" in text:
+        text = _blanked(_HTML_TAG_RE, text)
+    if "?" in text:
+        text = _blanked(_ENCODED_FRAME_RE, text)
     text = text.translate(_SEPARATOR_TABLE)  # (_SEPARATOR_RE's characters, at C speed)
     if fine:
-        text = _blanked(_QP_ESCAPE_RE, _blanked(_UTF7_SHIFT_RE, text))
-        text = _blanked(_FINE_SEPARATOR_RE, text)
+        if "+" in text:
+            text = _blanked(_UTF7_SHIFT_RE, text)
+        if "=" in text:
+            text = _blanked(_QP_ESCAPE_RE, text)
+        if not _PLAIN_RE.fullmatch(text):
+            text = _blanked(_FINE_SEPARATOR_RE, text)
         text = _blanked(_PUNCTUATION_WORD_RE, text)
     return text
 
@@ -725,8 +733,10 @@ def _find_spans_in(lines: Sequence[str], is_userid: UseridCheck, budget: list[in
             if relative is None and is_userid is None:
                 relative = _KNOWN_WINDOWS.get((window, fine, run_on))
             if relative is None and budget[0] <= 0:
-                # A mail of thousands of command lines: the rest are read the quick way.
-                relative = [(0, a, b) for _, a, b in _after_command_word(analysed[index])]
+                # A mail of thousands of command lines: the rest are read the quick way
+                # (in the first reading only, for a line the second splits no further).
+                relative = [] if fine and _PLAIN_RE.fullmatch(lines[index]) else [
+                    (0, a, b) for _, a, b in _after_command_word(analysed[index])]
             elif relative is None:
                 budget[0] -= 1
                 relative = [(row - index, a, b) for row, a, b in
