@@ -24,13 +24,23 @@ class BadArgument(Exception):
 
 
 def _one_line(parser: argparse.ArgumentParser) -> None:
-    """argparse prints its usage and exits 2; here the error alone, on one line."""
+    """argparse prints its usage and exits 2; here the error alone, on one line.  Words
+    left over are refused here too (else the top parser reports them, with its usage)."""
 
     def error(message: str) -> NoReturn:
         print(f"{parser.prog}: {message}", file=sys.stderr)
         sys.exit(BAD_ARGUMENT)
 
+    parse_known_args = parser.parse_known_args
+
+    def parse_all(args: Any = None, namespace: Any = None) -> tuple[argparse.Namespace, list[str]]:
+        parsed, extras = parse_known_args(args, namespace)
+        if extras:
+            error(f"unrecognized arguments: {' '.join(extras)[:200]}")
+        return parsed, extras
+
     parser.error = error  # type: ignore[method-assign]
+    parser.parse_known_args = parse_all  # type: ignore[method-assign,assignment]
 
 
 def _guarded(name: str, args: argparse.Namespace, action: Any) -> int:
@@ -59,7 +69,15 @@ def _date(text: str) -> datetime:
 
 def _count(text: str) -> int:
     if not text.isdigit() or int(text) < 1 or int(text) > 10_000:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number from 1")
+        raise argparse.ArgumentTypeError(f"{text[:40]!r} is not a whole number from 1 "
+                                         "to 10000")
+    return int(text)
+
+
+def _board(text: str) -> int:
+    """A board number: digits, at most nine (as the mail commands read them)."""
+    if not text.isdigit() or len(text) > 9 or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"{text[:40]!r} is not a board number")
     return int(text)
 
 
@@ -269,7 +287,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         action(name, help_text).add_argument("name", metavar="NAME")
     adjudicate = action("adjudicate", "decide a stalled game: 1-0, 0-1 or draw")
     adjudicate.add_argument("name", metavar="NAME")
-    adjudicate.add_argument("board", type=_count, metavar="BOARD")
+    adjudicate.add_argument("board", type=_board, metavar="BOARD")
     adjudicate.add_argument("result", metavar="RESULT")
     disqualify = action("disqualify", "take a player out; their games are resigned")
     disqualify.add_argument("name", metavar="NAME")
