@@ -1202,7 +1202,9 @@ _UNREADABLE_RE = re.compile(
 
 
 def _unreadable(line: str) -> bool:
-    return bool(_UNREADABLE_RE.search(line) or _LONG_MOJIBAKE_RE.search(line))
+    # (Mojibake is never ASCII: a plain line is not searched for it.)
+    return bool(_UNREADABLE_RE.search(line)
+                or (not line.isascii() and _LONG_MOJIBAKE_RE.search(line)))
 
 
 def quotable(line: str) -> str:
