@@ -44,7 +44,9 @@ def positions(seed: int = 11, players: int = 2, teams: bool = False) -> list[tup
             )
             rng = random.Random(seed * 101 + plies)
             for _ in range(plies):
-                moves = list(board.generate_legal_moves())
+                # In notation order: the positions do not depend on the order in which
+                # a version of the generator lists the moves, so versions compare.
+                moves = sorted(board.generate_legal_moves(), key=str)
                 board.push(rng.choice(moves))
             out.append((f"{layout}+{plies}", Board(board.position(), board.rules)))
     return out
