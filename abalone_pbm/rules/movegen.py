@@ -70,19 +70,23 @@ def count_moves(own: int, enemy: int, blockers: int = 0, lead_only: int = 0) -> 
     room = empty * _S0
     single = o1 & room
     two = o1 & o2
-    total = single.bit_count() + (two & room).bit_count() + (two & o3 & room).bit_count()
+    back = o2 & o3  # own two and three steps back
+    total = single.bit_count() + (two & room).bit_count() + (back & o1 & room).bit_count()
     # Lanes where two of own, then one pushable marble, end just before the cell.
     e1 = enemy * _S1
-    hits = o3 & o2 & e1
+    hits = back & e1
     if hits:
         free = room | OFF_BOARD_LANES
-        one = hits & free
+        total += (hits & free).bit_count()
         o4 = own * _S4
-        if one:
-            total += one.bit_count() + (one & o4).bit_count()
-        if lead_only:
-            e1 = (enemy & ~lead_only) * _S1
-        total += (own * _S5 & o4 & o3 & enemy * _S2 & e1 & free).bit_count()
+        # Three of own against a pushable marble: pushes of one or two by three.
+        threes = hits & o4
+        if threes:
+            if lead_only:
+                e1 = (enemy & ~lead_only) * _S1
+            total += (threes & free).bit_count() + (
+                own * _S5 & o4 & o3 & enemy * _S2 & e1 & free
+            ).bit_count()
     # A side-step of a line is each of its marbles stepping into an empty cell the same
     # way: single steps whose targets lie next to each other along the line's axis.
     for axis, across in _ACROSS:
@@ -156,16 +160,19 @@ def lane_masks(
     room = empty * _S0
     single = o1 & room
     two = o1 & o2
-    found = [(single, 0), (two & room, 1), (two & o3 & room, 2)]
+    back = o2 & o3
+    found = [(single, 0), (two & room, 1), (back & o1 & room, 2)]
     e1 = enemy * _S1
-    hits = o3 & o2 & e1
+    hits = back & e1
     if hits:
         free = room | OFF_BOARD_LANES
-        one = hits & free
+        found.append((hits & free, 3))
         o4 = own * _S4
-        if lead_only:
-            e1 = (enemy & ~lead_only) * _S1
-        found += ((one, 3), (one & o4, 4), (own * _S5 & o4 & o3 & enemy * _S2 & e1 & free, 5))
+        threes = hits & o4
+        if threes:
+            if lead_only:
+                e1 = (enemy & ~lead_only) * _S1
+            found += ((threes & free, 4), (own * _S5 & o4 & o3 & enemy * _S2 & e1 & free, 5))
     kind = 6
     for axis, across in _ACROSS:
         pair = single & (single >> axis) & across
