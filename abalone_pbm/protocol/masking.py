@@ -190,7 +190,8 @@ def _secret_positions(spec: CommandSpec, args: Sequence[str],
     pos = positions[0] if positions else 0
     if 0 < pos < len(args) and len(positions) == 1 and (
             _follows_password(spec, args[pos])
-            or (is_userid is not None and is_userid(args[pos]) and not is_userid(args[pos - 1]))):
+            or (is_userid is not None and _may_be_userid(args[pos]) and is_userid(args[pos])
+                and not is_userid(args[pos - 1]))):
         # A word is missing before the password ("digest Pw on", "add Pw a@b.org",
         # "message Pw wilma"): what stands in its place is what the command has after
         # it, so the password is the word before.
@@ -212,6 +213,11 @@ def _secret_positions(spec: CommandSpec, args: Sequence[str],
         ):
             positions = [pos - 1]  # a word is missing before the move: mask the one before
     return positions
+
+
+def _may_be_userid(word: str) -> bool:
+    """Whether ``word`` may name a user at all (else nobody need look it up)."""
+    return is_valid_userid(word) and word.lower() not in NOT_USERIDS
 
 
 def _follows_password(spec: CommandSpec, word: str) -> bool:
@@ -730,8 +736,9 @@ def _find_spans_in(lines: Sequence[str], is_userid: UseridCheck, budget: list[in
                 continue  # no reading of it begins with a command word: rules 1-3 pass it by
             window = tuple(lines[index:index + 1 + _CONTINUATION_LINES])
             relative = seen.get(window)
-            if relative is None and is_userid is None:
-                relative = _KNOWN_WINDOWS.get((window, fine, run_on))
+            key = (window, fine, run_on, is_userid is not None)
+            if relative is None:
+                relative = _KNOWN_WINDOWS.get(key)
             if relative is None and budget[0] <= 0:
                 # A mail of thousands of command lines: the rest are read the quick way
                 # (in the first reading only, for a line the second splits no further).
@@ -739,22 +746,41 @@ def _find_spans_in(lines: Sequence[str], is_userid: UseridCheck, budget: list[in
                     (0, a, b) for _, a, b in _after_command_word(analysed[index])]
             elif relative is None:
                 budget[0] -= 1
-                relative = [(row - index, a, b) for row, a, b in
-                            _passwords_at(analysed, index, is_userid, lines, fine, run_on)]
-                if is_userid is None and sum(map(len, window)) <= _CACHED_LINE * 2:
-                    _remember_window((window, fine, run_on), relative)
+                asked = _Asked(is_userid)
+                relative = [(row - index, a, b) for row, a, b in _passwords_at(
+                    analysed, index, asked.check, lines, fine, run_on)]
+                # Kept for later texts when no user was looked up: then any lookup
+                # gives the same reading.
+                if not asked.asked and sum(map(len, window)) <= _CACHED_LINE * 2:
+                    _remember_window(key, relative)
             seen[window] = relative
             found += [(index + row, a, b) for row, a, b in relative]
     return found
 
 
-#: Passwords found (relative spans) for windows of lines read without a userid check,
-#: across calls: the lines of the server's own mails come back quoted in every reply.
-_KNOWN_WINDOWS: dict[tuple[tuple[str, ...], bool, bool], list[tuple[int, int, int]]] = {}
+class _Asked:
+    """A userid check that notes whether it was asked at all."""
+
+    def __init__(self, is_userid: UseridCheck) -> None:
+        self._is_userid = is_userid
+        self.asked = False
+        self.check: UseridCheck = None if is_userid is None else self._ask
+
+    def _ask(self, word: str) -> bool:
+        self.asked = True
+        assert self._is_userid is not None
+        return self._is_userid(word)
+
+
+#: Passwords found (relative spans) for windows of lines whose reading asked no userid
+#: check (by whether there was one), across calls: the lines of the server's own mails
+#: come back quoted in every reply.
+_KNOWN_WINDOWS: dict[tuple[tuple[str, ...], bool, bool, bool],
+                     list[tuple[int, int, int]]] = {}
 _KNOWN_WINDOWS_MOST = 4096
 
 
-def _remember_window(key: tuple[tuple[str, ...], bool, bool],
+def _remember_window(key: tuple[tuple[str, ...], bool, bool, bool],
                      relative: list[tuple[int, int, int]]) -> None:
     if len(_KNOWN_WINDOWS) >= _KNOWN_WINDOWS_MOST:
         _KNOWN_WINDOWS.pop(next(iter(_KNOWN_WINDOWS)))  # the oldest first
