@@ -674,7 +674,7 @@ def _soft_joined(lines: Sequence[str]) -> tuple[list[str], list[list[Place]]] | 
     """The lines with each one that ends in ``=`` (a quoted-printable soft line break,
     or an encoded word cut by a line break) run together with the next, without the
     ``=``, and where each character stood; None when no line (but the last) ends so."""
-    if not any(line.endswith("=") for line in lines[:-1]):
+    if "=\n" not in "\n".join(lines):  # (no line but the last ends in "=")
         return None
     texts: list[str] = []
     places: list[list[Place]] = []
@@ -731,9 +731,10 @@ def _find_spans_in(lines: Sequence[str], is_userid: UseridCheck, budget: list[in
         # (a command cut over lines): the same lines again (a quoted mail quoted
         # again) are looked up, not read again.
         seen: dict[tuple[str, ...], list[tuple[int, int, int]]] = {}
-        for index in range(len(lines)):
-            if not _may_begin_command(lines[index], fine):
-                continue  # no reading of it begins with a command word: rules 1-3 pass it by
+        # Only lines a command may begin on are read (rules 1-3 pass the others by),
+        # each distinct line looked at once (a quoted thread repeats its lines).
+        beginning = {line for line in set(lines) if _may_begin_command(line, fine)}
+        for index in [i for i, line in enumerate(lines) if line in beginning]:
             window = tuple(lines[index:index + 1 + _CONTINUATION_LINES])
             relative = seen.get(window)
             key = (window, fine, run_on, is_userid is not None)
@@ -1166,7 +1167,7 @@ def _mask_lines_finding(lines: list[str],
 
 def find_passwords(text: str, is_userid: UseridCheck = None) -> set[str]:
     """The passwords written in ``text`` (see the module text for the rule)."""
-    lines = [p.rstrip("\r\n") for p in text.splitlines()]
+    lines = text.splitlines()
     spans, whole = _find_spans(lines, is_userid)
     return _secrets_of(lines, spans) | whole
 
