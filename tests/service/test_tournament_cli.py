@@ -3,6 +3,8 @@ exit status 2, nothing printed on stdout; the good paths say what they did."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pytest
 
 from abalone_pbm.cli.main import main
@@ -11,11 +13,13 @@ from . import tournament_play as tp
 from .harness import Harness
 
 PLAYERS = ["ann", "bob", "cyd", "dan"]
+#: ``abalone-pbm tournament ARGS`` run: (exit status, stdout, stderr).
+Run = Callable[..., tuple[int, str, str]]
 
 
 @pytest.fixture
 def cli(harness: Harness, monkeypatch: pytest.MonkeyPatch,
-        capsys: pytest.CaptureFixture[str]):  # type: ignore[no-untyped-def]
+        capsys: pytest.CaptureFixture[str]) -> Run:
     """Run ``abalone-pbm tournament ARGS`` on the harness's database: (status, out, err)."""
     monkeypatch.setenv("ABALONE_PBM_DATABASE_URL", harness.settings.database_url)
     for userid in PLAYERS:
@@ -54,14 +58,15 @@ BAD_CREATE = [
 
 
 @pytest.mark.parametrize(("args", "said"), BAD_CREATE)
-def test_bad_arguments_of_create_are_one_line_and_exit_2(cli, args: list[str], said: str) -> None:  # type: ignore[no-untyped-def]
+def test_bad_arguments_of_create_are_one_line_and_exit_2(cli: Run, args: list[str],
+                                                        said: str) -> None:
     status, out, err = cli(*args)
     assert status == 2 and out == ""
     assert err.count("\n") == 1 and err.startswith("abalone-pbm tournament"), err
     assert said in err
 
 
-def test_the_good_paths_and_the_bad_arguments_of_each_action(cli, harness: Harness) -> None:  # type: ignore[no-untyped-def]
+def test_the_good_paths_and_the_bad_arguments_of_each_action(cli: Run, harness: Harness) -> None:
     def bad(*args: str, said: str) -> None:
         status, out, err = cli(*args)
         assert (status, out) == (2, ""), (args, status, out, err)

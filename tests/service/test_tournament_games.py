@@ -50,8 +50,8 @@ def test_a_first_move_resignation_is_a_rated_loss(harness: Harness) -> None:
             assert game is not None and game.status == "finished" and game.withdrawn is None
             assert game.players == 2
             seats = {s.user.userid: s for s in game.seats}
-            assert seats[loser].rating_after is not None
-            assert seats[loser].rating_after < seats[loser].rating_before
+            before, after = seats[loser].rating_before, seats[loser].rating_after
+            assert before is not None and after is not None and after < before
 
 
 def test_a_forfeit_before_moving_is_a_no_show_unrated(harness: Harness) -> None:

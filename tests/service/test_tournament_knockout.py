@@ -8,7 +8,7 @@ from __future__ import annotations
 from abalone_pbm.service import tournaments
 
 from . import tournament_play as tp
-from .harness import Harness, Sent
+from .harness import Harness
 
 PLAYERS = ["k1", "k2", "k3", "k4", "k5", "k6", "k7", "k8"]
 
@@ -82,7 +82,6 @@ def test_knockout_of_eight_by_mail(harness: Harness) -> None:
     tp.adjudicate(harness, "ko", decider, "draw")
     # Level after the first decider: a second one, the higher seed moving first.
     assert _open(harness) == [(3, "k3", "k5")]
-    sent: list[Sent] = []
     board = _board(harness, 3, "k3", "k5")
     sent = tp.play(harness, board, "k3", "k5", loser="k5")
     assert tp.status(harness, "ko") == ("finished", 3)

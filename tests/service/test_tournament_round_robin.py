@@ -71,7 +71,7 @@ def test_double_round_robin_of_six_by_mail(harness: Harness) -> None:
     for board, first, second, _, score in rows:
         if score is not None:
             continue
-        assert F not in (first, second) and second is not None
+        assert F not in (first, second) and second is not None and board is not None
         if (first, second) == (C, D):
             timed_out = board  # c never moves: forfeited after the week
             continue

@@ -95,7 +95,7 @@ def test_swiss_of_nine_by_mail(harness: Harness) -> None:
     #   p9 p5 2 + p2 3 = 5                      p7 p3 2½ + p6 2 + p5 2 = 6½
     #   p8 p4 2 + p5 2 + p6 2 = 6
     # No two players share points and Buchholz, so H2H is 0 throughout.
-    expected = [
+    final_table = [
         ["1", "p1", "3½", "9½", "0", "+0", "1900", "4", "3", "1", "0"],
         ["2", "p2", "3", "10", "0", "+0", "1875", "4", "3", "0", "1"],
         ["3", "p3", "2½", "9½", "0", "+0", "1850", "4", "2", "1", "1"],
@@ -107,5 +107,5 @@ def test_swiss_of_nine_by_mail(harness: Harness) -> None:
         ["9", "p8", "1", "6", "0", "+0", "1725", "3", "0", "0", "3"],
     ]
     sent = harness.mail("p5@example.org", "abalone tournament standings sw")
-    assert tp.table_of(sent[0], 9) == expected
+    assert tp.table_of(sent[0], 9) == final_table
     assert "Ties are broken by Buchholz" in sent[0].body
