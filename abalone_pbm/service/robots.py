@@ -43,6 +43,9 @@ from .context import MailContext
 from .games import GameOptions, load_board
 from .handlers.analysis import answer_analysis, drop_analysis, next_analysis
 from .turns import after_move, record_move
+# A robot's move can end a tournament game: the tournaments hear of it through
+# turns.GAME_ENDED, which importing them fills.
+from . import tournaments  # noqa: F401
 
 log = logging.getLogger(__name__)
 

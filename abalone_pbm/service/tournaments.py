@@ -34,6 +34,10 @@ from ..tournaments.standings import TIE_BREAK_LINES, half
 from .context import CommandError, MailContext
 from .unsubscribe import Unsubscription
 from .games import GameOptions, parse_options, winners_of
+from .tournament_games import (  # noqa: F401 (tournament_of_game, game_notice, unrated: here too)
+    ROUND_KEY, TOURNAMENT_KEY, game_notice, no_show, row_of, tournament_of_game, unrated,
+)
+from . import turns
 
 log = logging.getLogger(__name__)
 
@@ -43,8 +47,6 @@ FORFEITTIME_DAYS = 7
 #: The most entrants of a tournament (pairing and standings stay cheap).
 MOST_PLAYERS = 200
 #: ``GameOptions.extra`` keys of a tournament game.
-TOURNAMENT_KEY = "tournament"
-ROUND_KEY = "round"
 
 PRIMARY: dict[str, Primary] = {
     "roundrobin": "sb", "championship": "sb", "swiss": "buchholz", "knockout": "round",
@@ -456,61 +458,10 @@ def _swiss_pairings(session: Session, t: Tournament, round_number: int) -> list[
 
 
 # ---------------------------------------------------------------- games and rounds
-def tournament_of_game(game: Game) -> str | None:
-    return GameOptions.from_json(game.options).extra.get(TOURNAMENT_KEY)
-
-
-def game_notice(game: Game) -> tuple[str, ...]:
-    """The line every board mail of a tournament game shows first."""
-    extra = GameOptions.from_json(game.options).extra
-    name = extra.get(TOURNAMENT_KEY)
-    if not name:
-        return ()
-    return (f"Tournament {name}, round {extra.get(ROUND_KEY, '?')}: "
-            f'"abalone tournament standings {name}" shows the table.',)
-
-
-def _row_of(session: Session, game: Game) -> TournamentGame | None:
-    if tournament_of_game(game) is None:
-        return None
-    return session.scalar(select(TournamentGame).where(TournamentGame.board == game.number))
-
-
-def _never_moved(session: Session, game: Game, seat: int) -> bool:
-    return not session.scalar(select(exists().where(
-        MoveRecord.game_id == game.id, MoveRecord.seat == seat)))
-
-
-def unrated(session: Session, game: Game) -> bool:
-    """Whether a finished tournament game is left out of the ratings: the admin's
-    verdict, or a no-show (the loser never moved: the opponent gets the point, but a
-    rating should not move for a game that was not played)."""
-    row = _row_of(session, game)
-    if row is None:
-        return False
-    if row.kind == "adjudicated":
-        return True
-    return _no_show(session, game)
-
-
-def _no_show(session: Session, game: Game) -> bool:
-    """The loser never moved and did not resign by their own mail either (a forfeit,
-    or leaving the tournament): a resignation on the first move is a played loss,
-    rated, as pbmserv has it, so that resigning early dodges no rating."""
-    winners = winners_of(game)
-    if len(winners) != 1:
-        return False
-    loser = 2 if winners[0] == 1 else 1
-    if not _never_moved(session, game, loser):
-        return False
-    userid = next((s.user.userid for s in game.seats if s.seat == loser), None)
-    # turns.after_move gives a game ended by a resignation this reason.
-    return game.result_reason != f"{userid} resigned"
-
-
 def game_ended(ctx: MailContext, game: Game) -> None:
-    """Record a finished tournament game's result and move its tournament on."""
-    row = _row_of(ctx.session, game)
+    """Record a finished tournament game's result and move its tournament on (called
+    by ``turns`` for every game that ends: see ``turns.GAME_ENDED``)."""
+    row = row_of(ctx.session, game)
     if row is None or row.score_first is not None:
         return
     winners = winners_of(game)
@@ -518,7 +469,7 @@ def game_ended(ctx: MailContext, game: Game) -> None:
         1.0 if winners[0] == 1 else 0.0)
     ejected = _ejected(game.position)
     row.marbles_first, row.marbles_second = ejected[0], ejected[1]
-    if row.kind != "adjudicated" and _no_show(ctx.session, game):
+    if row.kind != "adjudicated" and no_show(ctx.session, game):
         row.kind = "noshow"
     ctx.session.flush()
     t = ctx.session.get(Tournament, row.tournament_id)
@@ -900,3 +851,6 @@ def _cancel(ctx: MailContext, t: Tournament, why: str) -> None:
                       auto_submitted="auto-generated")
     log.info("tournament %s cancelled: %s", t.name, why)
 
+
+# Every game that ends is told to the tournaments, in the transaction that ends it.
+turns.GAME_ENDED.append(game_ended)

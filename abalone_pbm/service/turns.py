@@ -9,7 +9,7 @@ computer players.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import datetime
 
 from sqlalchemy import insert
@@ -21,11 +21,16 @@ from ..db.column_checks import check_values
 from ..db.models import Game, MoveRecord, Seat, User
 from ..render import answer_mail
 from ..rules import Board, MoveError, Outcome
-from . import mails, tournaments
+from . import mails, tournament_games
 from .context import MailContext
 from .games import GameOptions, seat_number, winners_of
 from .ratings import rate_game
 
+
+#: Told of every game that ends, in the transaction that ends it, after its last
+#: mails: the tournaments record the result and go on (``service.tournaments`` adds
+#: itself; it sits above the game's life, which must not import it).
+GAME_ENDED: list[Callable[[MailContext, Game], None]] = []
 
 #: Length of ``MoveRecord.source_message_id``.
 _MESSAGE_ID_COLUMN = 255
@@ -212,10 +217,11 @@ def end_game(
     game.updated_at = ctx.now
     game.proposal, game.proposal_seat, game.proposal_votes = None, None, ""
     # A tournament game the admin decided, or one player never moved in, is not rated.
-    changes = [] if tournaments.unrated(ctx.session, game) else _rate(game)
+    changes = [] if tournament_games.unrated(ctx.session, game) else _rate(game)
     mails.game_over_mails(ctx, game, board, changes, mover=mover, comment=comment,
                           notices=notices)
-    tournaments.game_ended(ctx, game)
+    for hook in GAME_ENDED:
+        hook(ctx, game)
 
 
 def _rate(game: Game) -> list[tuple[Seat, float, float]]:

@@ -21,7 +21,7 @@ from .bounces import unreachable_players
 from .context import MailContext
 from .games import GameOptions, options_mapping, recent_moves, winners_of
 from .queries import observers_of, proposal_votes
-from .tournaments import game_notice as tournament_notice
+from .tournament_games import game_notice as tournament_notice
 
 __all__ = ["board_page", "game_view", "last_move_marks", "page_kind", "when"]
 
