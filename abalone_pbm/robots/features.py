@@ -44,7 +44,7 @@ from __future__ import annotations
 
 from typing import Final
 
-from abalone_pbm.rules.geometry import BOARD_MASK, CELLS, DIAGONAL_OF, OFFSETS, ROW_OF
+from abalone_pbm.rules.geometry import BOARD_MASK, CELLS, DIAGONAL_OF, GRID_MASK, OFFSETS, ROW_OF
 from abalone_pbm.rules.geometry import CENTRE as CENTRE_CELL
 
 from .weights import (
@@ -210,11 +210,45 @@ PRESSURE: int = 30
 PRESS: list[int] = [PRESSURE * n for n in range(len(CELLS) + 1)]
 
 
-def set_pressure(per_marble: int) -> None:
-    """Another weight for the pressure term (matches between settings)."""
-    global PRESSURE
+#: The push term by marbles pushed off: each opponent marble a side could push (two on
+#: one, three on one or two) is worth this much per marble it has pushed off.
+PUSHES: int = 0
+PUSH_BY: list[int] = [PUSHES * n for n in range(len(CELLS) + 1)]
+
+
+def set_pressure(per_marble: int, pushes: int | None = None) -> None:
+    """Other weights for the pressure and push terms (matches between settings)."""
+    global PRESSURE, PUSHES
     PRESSURE = per_marble
     PRESS[:] = [per_marble * n for n in range(len(CELLS) + 1)]
+    if pushes is not None:
+        PUSHES = pushes
+        PUSH_BY[:] = [pushes * n for n in range(len(CELLS) + 1)]
+
+
+def pushable(pusher: int, enemy: int) -> int:
+    """The marbles of ``enemy`` that a line of ``pusher`` marbles could push (the first
+    marble pushed: two on one, three on one, three on two), onto an empty cell or off."""
+    free = GRID_MASK & ~(pusher | enemy)
+    out = 0
+    for o in _AXES:
+        for step in (o, -o):
+            if step > 0:
+                g2 = pusher & (pusher << step)
+                g3 = g2 & (g2 << step)
+                one = (g2 << step) & enemy
+                out |= one & (free >> step)
+                two = (g3 << step) & enemy
+                out |= two & ((enemy & (free >> step)) >> step)
+            else:
+                p = -step
+                g2 = pusher & (pusher >> p)
+                g3 = g2 & (g2 >> p)
+                one = (g2 >> p) & enemy
+                out |= one & (free << p)
+                two = (g3 >> p) & enemy
+                out |= two & ((enemy & (free << p)) << p)
+    return out
 
 
 def finish_term(mine: int, theirs: int) -> int:
@@ -223,8 +257,12 @@ def finish_term(mine: int, theirs: int) -> int:
 
 
 def pressure_term(me: int, op: int, mine: int, theirs: int) -> int:
-    """The hand-set pressure term of :func:`evaluate` (not one of the features)."""
-    return PRESS[mine] * _centre(op) - PRESS[theirs] * _centre(me)
+    """The hand-set pressure and push terms of :func:`evaluate` (not features)."""
+    return (
+        PRESS[mine] * _centre(op) - PRESS[theirs] * _centre(me)
+        + PUSH_BY[mine] * pushable(me, op).bit_count()
+        - PUSH_BY[theirs] * pushable(op, me).bit_count()
+    )
 
 
 def hand_set_terms(me: int, op: int, mine: int, theirs: int) -> int:
@@ -299,7 +337,7 @@ def static_eval(me: int, op: int, mine: int, theirs: int) -> tuple[int, int]:
 #: The terms of a position that do not depend on the marbles pushed off, by (me, op):
 #: (their sum, marbles the side to move could push off, marbles it could lose).
 #: Searches meet the same positions by other move orders, so lookups often hit.
-_PAIR_CACHE: dict[tuple[int, int], tuple[int, int, int, int, int]] = {}
+_PAIR_CACHE: dict[tuple[int, int], tuple[int, int, int, int, int, int, int]] = {}
 PAIR_CACHE_LIMIT: Final = 1 << 17
 
 
@@ -310,19 +348,20 @@ def evaluation(me: int, op: int, mine: int, theirs: int) -> tuple[int, int, int]
     terms = _PAIR_CACHE.get((me, op))
     if terms is None:
         terms = _pair_terms(me, op)
-    base, my_threats, their_threats, my_centre, their_centre = terms
+    base, my_threats, their_threats, my_centre, their_centre, my_pushes, their_pushes = terms
     lead = mine - theirs
     value = (
         MATERIAL * lead + PROGRESS * (mine * mine - theirs * theirs) + base
         + FINISH[mine] - FINISH[theirs]
         + PRESS[mine] * their_centre - PRESS[theirs] * my_centre
+        + PUSH_BY[mine] * my_pushes - PUSH_BY[theirs] * their_pushes
     )
     if my_threats and lead:
         value += LEAD_THREATS * lead * my_threats
     return value, my_threats, their_threats
 
 
-def _pair_terms(me: int, op: int) -> tuple[int, int, int, int, int]:
+def _pair_terms(me: int, op: int) -> tuple[int, int, int, int, int, int, int]:
     get = _SIDE_CACHE.get
     mine_side = get(me)
     if mine_side is None:
@@ -386,7 +425,10 @@ def _pair_terms(me: int, op: int) -> tuple[int, int, int, int, int]:
     if their_threats:
         value += THREATENED
     value += THREATS * (my_threats - their_threats) + EXPOSED * exposed
-    terms = (int(value), my_threats, their_threats, _centre(me), _centre(op))
+    terms = (
+        int(value), my_threats, their_threats, _centre(me), _centre(op),
+        pushable(me, op).bit_count(), pushable(op, me).bit_count(),
+    )
     if len(_PAIR_CACHE) >= PAIR_CACHE_LIMIT:
         _PAIR_CACHE.clear()
     _PAIR_CACHE[(me, op)] = terms

@@ -18,8 +18,9 @@ import pytest
 
 from tests.scripts import load_script
 
-from abalone_pbm.rules import Board
-from abalone_pbm.rules.geometry import CELLS, OFFSETS, on_board
+from abalone_pbm.rules import Board, Rules
+from abalone_pbm.rules.geometry import (
+    CELL_BY_NAME, CELLS, DIAGONAL_OF, OFFSETS, ROW_OF, on_board)
 
 em = load_script("benchmarks/external_match.py")
 
@@ -139,4 +140,57 @@ def test_java_engine_layouts_and_moves_agree_with_ours(verloop: em.VerloopEngine
         board.push(move)
         verloop.observe(board)  # their own move is not sent back
         board.push(rng.choice(list(board.generate_legal_moves())))
+        verloop.observe(board)
+
+
+def test_a_board_is_set_up_from_masks_seat_by_seat() -> None:
+    board = Board.from_layout("standard", Rules(players=3))
+    masks = tuple(board.marbles(s) for s in (1, 2, 3))
+    copy = em.board_from_masks(masks, Rules(players=3, movelimit=90))
+    assert tuple(copy.marbles(s) for s in (1, 2, 3)) == masks
+    assert copy.turn == 1 and copy.ejected_counts == board.ejected_counts
+    text = em.position_text(board).split()
+    assert em.masks_of(text, 3) == masks
+    with pytest.raises(em.EngineError):
+        em.masks_of(text, 2)  # a third group where two were expected
+
+
+def _turned(mask: int, sixths: int) -> int:
+    """``mask`` turned about e5 by ``sixths`` sixths of a turn."""
+    centre = CELL_BY_NAME["e5"]
+    out = 0
+    for cell in CELLS:
+        if not mask >> cell & 1:
+            continue
+        x = ROW_OF[cell] - ROW_OF[centre]
+        y = -(DIAGONAL_OF[cell] - DIAGONAL_OF[centre])
+        z = -x - y
+        for _ in range(sixths):
+            x, y, z = -z, -x, -y
+        row, diagonal = ROW_OF[centre] + x, DIAGONAL_OF[centre] - y
+        out |= 1 << next(c for c in CELLS if ROW_OF[c] == row and DIAGONAL_OF[c] == diagonal)
+    return out
+
+
+def test_their_three_player_layout_is_ours_turned(verloop: em.VerloopEngine) -> None:
+    theirs = verloop.new_multi_game(3)
+    ours = Board.from_layout("standard", Rules(players=3))
+    wanted = {ours.marbles(s) for s in (1, 2, 3)}
+    assert any({_turned(m, k) for m in theirs} == wanted for k in range(6))
+
+
+@pytest.mark.parametrize("players", [3, 4])
+def test_every_seat_they_play_moves_legally_for_us(verloop: em.VerloopEngine,
+                                                   players: int) -> None:
+    rules = Rules(players=players, teams=players == 4)
+    board = em.board_from_masks(verloop.new_multi_game(players), rules)
+    rng = random.Random(players)
+    for ply in range(3 * players):
+        if ply % players == 0:  # one seat ours, the others theirs
+            board.push(rng.choice(list(board.generate_legal_moves())))
+        else:
+            reply = verloop.choose(board, 0.05)
+            move = em.move_to(board, reply.masks)
+            assert move is not None, f"their move from {board.position()} is not ours"
+            board.push(move)
         verloop.observe(board)

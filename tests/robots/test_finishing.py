@@ -13,9 +13,9 @@ import pytest
 from robots_helpers import cells, make_position
 
 from abalone_pbm.robots import make_engine
-from abalone_pbm.robots.bitmoves import EJECT, children
+from abalone_pbm.robots.bitmoves import EJECT, QUIET, children
 from abalone_pbm.robots.duel import WIN_THRESHOLD, DuelSearch, DuelTables
-from abalone_pbm.robots.features import evaluation, threatened_marbles
+from abalone_pbm.robots.features import evaluation, pushable, threatened_marbles
 from abalone_pbm.rules import CELL_BY_NAME, CELLS, Board, Rules
 
 TARGET = 6
@@ -167,3 +167,17 @@ def test_a_leader_gains_by_pushing_a_marble_towards_the_edge() -> None:
     assert gains[0] < 0
     assert gains[0] < gains[1] < gains[2]
     assert gains[2] > 0
+
+
+def test_pushable_marbles_are_those_the_move_generator_pushes() -> None:
+    rng = random.Random(11)
+    for _ in range(400):
+        chosen = rng.sample(CELLS, rng.randint(6, 30))
+        split = rng.randint(2, len(chosen) - 2)
+        me = sum(1 << c for c in chosen[:split])
+        op = sum(1 << c for c in chosen[split:])
+        first_pushed = 0
+        for kind, _diff, nme, _nop in children(me, op):
+            if kind != QUIET:  # a push: the front marble steps onto the first one pushed
+                first_pushed |= nme & ~me & op
+        assert pushable(me, op) == first_pushed
