@@ -18,7 +18,7 @@ from ..config import Settings
 from ..db.models import Address, BounceScore, User
 from ..db.repository import read_core
 
-__all__ = ["record_failure", "suppressed_among", "clear", "clear_after_command",
+__all__ = ["record_failure", "suppressed_among", "before_sending", "clear", "clear_after_command",
            "bouncing", "key", "SUPPRESSED", "COUNTED_ONCE_IN"]
 
 log = logging.getLogger(__name__)
@@ -33,6 +33,32 @@ _SCORES = BounceScore.__table__
 SUPPRESSED = (select(_SCORES.c.address, _SCORES.c.first_at)
               .where(_SCORES.c.address.in_(bindparam("addresses", expanding=True)),
                      _SCORES.c.suppressed_at.is_not(None)))
+
+
+#: Every score among some addresses: (address, suppressed) — one read for what a mail
+#: needs to know before it sends (``before_sending``).
+_SCORED = (select(_SCORES.c.id, _SCORES.c.address, _SCORES.c.suppressed_at)
+           .where(_SCORES.c.address.in_(bindparam("addresses", expanding=True))))
+
+
+def before_sending(session: Session, senders: Iterable[str], recipients: Iterable[str],
+                   *, valid_command: bool) -> set[str]:
+    """What one processed mail's answers need, in one read: the scores of its senders
+    are forgotten when it was a valid command (``clear_after_command``), and the
+    recipients that are no longer mailed are returned (``suppressed_among``), in lower
+    case. The table is nearly always empty: one small indexed read a mail."""
+    sender_keys = {key(a) for a in senders if a} if valid_command else set()
+    wanted = sender_keys | {key(a) for a in recipients}
+    if not wanted:
+        return set()
+    rows = list(read_core(session, _SCORED, {"addresses": sorted(wanted)}))
+    if not rows:
+        return set()
+    cleared = {row.address for row in rows if row.address in sender_keys}
+    if cleared:
+        clear_after_command(session, cleared)
+    return {row.address for row in rows
+            if row.suppressed_at is not None and row.address not in cleared}
 
 
 def key(address: str) -> str:

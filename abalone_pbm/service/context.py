@@ -182,10 +182,11 @@ class MailContext:
         one mail.
         """
         self.write_kept()
-        if self.valid_command:
-            bounce_scores.clear_after_command(self.session, (self.envelope_sender, self.sender))
-        # An address whose mail bounces gets nothing (DESIGN §2.8).
-        suppressed = bounce_scores.suppressed_among(self.session, (m.to for m in self.outgoing))
+        # A valid command clears its sender's bounces; an address whose mail bounces
+        # gets nothing (DESIGN §2.8): both known in one read.
+        suppressed = bounce_scores.before_sending(
+            self.session, (self.envelope_sender, self.sender),
+            (m.to for m in self.outgoing), valid_command=self.valid_command)
         answering = self.message_id
         references = [*self.references, answering] if answering else list(self.references)
         sender = rates.normalise_address(self.sender)
