@@ -784,7 +784,10 @@ _KNOWN_WINDOWS_MOST = 4096
 def _remember_window(key: tuple[tuple[str, ...], bool, bool, bool],
                      relative: list[tuple[int, int, int]]) -> None:
     if len(_KNOWN_WINDOWS) >= _KNOWN_WINDOWS_MOST:
-        _KNOWN_WINDOWS.pop(next(iter(_KNOWN_WINDOWS)))  # the oldest first
+        try:
+            _KNOWN_WINDOWS.pop(next(iter(_KNOWN_WINDOWS)), None)  # the oldest first
+        except (RuntimeError, StopIteration):  # another thread changed it meanwhile
+            _KNOWN_WINDOWS.clear()
     _KNOWN_WINDOWS[key] = relative
 
 
