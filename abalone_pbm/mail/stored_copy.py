@@ -59,10 +59,10 @@ def masked_raw(raw: bytes, secrets: Iterable[str], is_userid: UseridCheck = None
             texts.append((name, text, masked, False))
             found |= more
     for number, part in enumerate(_text_leaves(reading)):
-        text = _part_text(part)
-        if text is not None:
-            masked, more = mask_and_find_passwords(text, is_userid)
-            texts.append((number, text, masked, part.get_content_subtype() == "html"))
+        content = _part_text(part)
+        if content is not None:
+            masked, more = mask_and_find_passwords(content, is_userid)
+            texts.append((number, content, masked, part.get_content_subtype() == "html"))
             found |= more
     changes: list[tuple[str | int, str]] = []
     for where, text, masked, html in texts:
@@ -77,7 +77,7 @@ def masked_raw(raw: bytes, secrets: Iterable[str], is_userid: UseridCheck = None
         leaves = list(_text_leaves(writing))
         for where, masked in changes:
             if isinstance(where, str):
-                writing.replace_header(where, _header_value(masked))
+                writing.replace_header(where, _header_value(masked))  # type: ignore[arg-type]
             else:
                 _set_text(leaves[where], masked)
         return _hide_in_headers(writing.as_bytes(policy=_POLICY), found)
