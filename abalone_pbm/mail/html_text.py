@@ -34,8 +34,9 @@ tokenizer, so this module is that tokenizer, with no tree at all:
 * Block elements end lines, ``<p>``, ``<blockquote>`` and ``<table>`` end paragraphs
   (a blank line), ``<pre>`` keeps its text as written; ``script``, ``style``, ``head``,
   ``title`` and ``template`` are skipped; entities are decoded (bounded, so a numeric
-  reference of 5,000 digits is no error); no-break spaces become blanks and zero-width
-  characters are removed. The text ends with one ``"\\n"``.
+  reference of 5,000 digits is no error); no-break spaces and the invisible characters that stand between words (zero-width
+  space, word joiner, byte order mark) become blanks, and the joiners and the soft
+  hyphen are removed. The text ends with one ``"\\n"``.
 """
 
 from __future__ import annotations
@@ -62,11 +63,14 @@ _ATTRIBUTE = re.compile(
 _COMMENT_END = re.compile(r"--!?>")
 _ENTITY = re.compile(r"&(?:#[0-9]++;?|#[xX][0-9a-fA-F]++;?|[A-Za-z][A-Za-z0-9]{0,31}+;?)")
 _MAX_REFERENCE_DIGITS = 10  # html.unescape raises on a decimal reference of 5,000 digits
-# No-break spaces become blanks, zero-width characters go (one pass over the markup,
+# No-break spaces become blanks, and so do the invisible characters that stand between
+# words (zero-width space, word joiner, byte order mark: ``mail.validation`` reads them
+# so too, and a command glued at them would hide its password from masking); the
+# joiners and the soft hyphen, which stand inside words, go (one pass over the markup,
 # and again over text that held entities).
 _INVISIBLES = str.maketrans(
-    {"\xa0": " ", "\u2007": " ", "\u202f": " "}
-    | dict.fromkeys("\u00ad\u180e\u200b\u200c\u200d\u2060\ufeff")
+    {"\xa0": " ", "\u2007": " ", "\u202f": " ", "\u200b": " ", "\u2060": " ", "\ufeff": " "}
+    | dict.fromkeys("\u00ad\u180e\u200c\u200d")
 )
 
 # What each element name does, as bits (names not listed: inline markup, not followed).

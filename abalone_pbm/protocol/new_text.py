@@ -23,8 +23,10 @@ attributions, header blocks).  Each line is one of:
   email originated from outside ..." paragraph): dropped;
 - **the player's text**: everything else.
 
-The words behind these rules are data (:mod:`.reply_vocabulary`).  No-break spaces
-become blanks and zero-width characters vanish before a line is read.
+The words behind these rules are data (:mod:`.reply_vocabulary`).  No-break spaces and
+the invisible characters between words (zero-width space, word joiner, byte order mark)
+become blanks, and the joiners and soft hyphens inside words vanish, before a line is
+read.
 
 Cost: every line is looked at a bounded number of times (the look-ahead is at most a
 few lines and the index of the next non-blank line is made once, backwards), and the
@@ -49,12 +51,15 @@ from typing import Sequence
 from . import reply_vocabulary as vocabulary
 from .words import looks_like_move
 
-#: Blanks that are not spaces (no-break, narrow, figure, ideographic) and characters
-#: that show nothing at all (zero-width, word joiner, byte-order mark, soft hyphen).
+#: Blanks that are not spaces (no-break, narrow, figure, ideographic) and the invisible
+#: characters that stand between words (zero-width space, word joiner, byte-order
+#: mark), read as blanks as ``mail.validation`` reads them (glued, a command's words
+#: would hide its password from masking); characters that stand inside words and show
+#: nothing (the joiners, the soft hyphen, direction marks) go.
 _INVISIBLE = str.maketrans({
     "\u00a0": " ", "\u202f": " ", "\u2007": " ", "\u3000": " ", "\t": " ",
-    "\u200b": None, "\u200c": None, "\u200d": None, "\u2060": None, "\ufeff": None,
-    "\u00ad": None, "\u200e": None, "\u200f": None,
+    "\u200b": " ", "\u2060": " ", "\ufeff": " ",
+    "\u200c": None, "\u200d": None, "\u00ad": None, "\u200e": None, "\u200f": None,
 })
 
 #: Longest line that may be a client line, banner, attribution or header line; longer

@@ -50,8 +50,17 @@ def test_blocks_end_lines_and_paragraphs_leave_a_blank_line() -> None:
 
 
 def test_entities_spaces_and_invisible_characters() -> None:
+    # A zero-width space stands between words: a blank (a move allows blanks); a
+    # zero-width joiner stands inside one: gone.
     text = html_to_text("c3&#8203;-c5,&nbsp;d4 &amp; gr&uuml;&szlig;e\u200d&#xA0;&lt;x&gt;")
-    assert text == "c3-c5, d4 & grüße <x>\n"
+    assert text == "c3 -c5, d4 & grüße <x>\n"
+
+
+def test_a_command_glued_with_invisible_blanks_keeps_its_words() -> None:
+    """Byte order marks between a command's words are blanks, so the words (and the
+    password among them) stay apart for the command reader and for masking."""
+    text = html_to_text("change\ufeffaddress\ufeffwilma\ufeffPw3zQx3811\u2060x@y.org")
+    assert text.split() == ["change", "address", "wilma", "Pw3zQx3811", "x@y.org"]
 
 
 def test_a_numeric_reference_of_thousands_of_digits_is_one_replacement() -> None:
