@@ -70,6 +70,7 @@ from sqlalchemy.orm import Session
 from .clock import Clock
 from .config import Settings
 from .db.models import ROBOT_TURNS, InboxMail
+from .mail.stored_copy import dropped_copy
 from .db.repository import HANDOFF, Handoff, OutgoingRow
 from .mail.guards import answer_address_problem, reason_to_ignore
 from .mail.validation import (
@@ -737,6 +738,8 @@ class Worker:
             return f"dropped: {bounce}"
         reason, answer_to = self._reason_to_drop(session, mail, message, now)
         if reason is not None:
+            # Never replayed: its headers are kept, the Subject masked, not its body.
+            mail.raw = dropped_copy(bytes(mail.raw))
             mark_inbox(session, mail, "dropped", note=reason, now=now)
             return f"dropped: {reason}"
         envelope = mail.envelope_from or ""

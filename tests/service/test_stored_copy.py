@@ -104,3 +104,33 @@ def test_masked_raw_keeps_bytes_it_cannot_read() -> None:
     assert masked_raw(raw, ()) == raw
     assert masked_raw(raw, {"hello"}) == b"From: a@example.org\r\nSubject: " + M.encode() \
         + b"\r\n\r\nc3-c5\r\n"
+
+
+def test_a_dropped_mail_keeps_its_headers_with_the_subject_masked_and_no_body(tmp_path):
+    """A mail dropped unanswered (here a list's mail, never answered) is never
+    replayed: the inbox keeps its headers, the Subject masked, and not its body."""
+    from sqlalchemy import select
+
+    from abalone_pbm.db.models import InboxMail
+    from abalone_pbm.mail import intake
+    from tests.service.harness import make_harness
+
+    harness = make_harness(f"sqlite:///{tmp_path / 'drop.db'}", tmp_path)
+    try:
+        raw = (b"From: fred@example.org\r\nTo: abalone@localhost\r\n"
+               b"Subject: signup fred Secret99x\r\n"
+               b"Precedence: bulk\r\nMessage-ID: <list.1@example.org>\r\n\r\n"
+               b"signup fred Secret99x\r\n")
+        with harness.database.write() as session:
+            intake.store_inbox(session, raw, "fred@example.org", ["abalone@localhost"],
+                               harness.clock.now())
+        assert harness.worker.run_once()
+        with harness.database.read() as session:
+            mail = session.scalars(select(InboxMail)).one()
+            stored = bytes(mail.raw)
+            assert mail.status == "dropped"
+        assert b"Secret99x" not in stored
+        assert b"Subject: signup fred ********" in stored
+        assert stored.endswith(b"Message-ID: <list.1@example.org>\r\n\r\n")
+    finally:
+        harness.database.dispose()
