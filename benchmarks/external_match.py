@@ -571,8 +571,9 @@ def play_multi_game(spec: MatchSpec, index: int, players: int, engine: VerloopEn
         else:
             winner = "a" if rules.side_of(outcome.winners[0]) == ours_side else "b"
         reason = outcome.reason
-    return GameResult(index, f"{players}{'t' if players == 4 else 'p'}-{VERLOOP_MULTI_LAYOUTS[players].lower()}",
-                      ours_seat, winner, reason, board.ply, ours_score, best_other, stats)
+    setup = f"{players}{'t' if players == 4 else 'p'}-{VERLOOP_MULTI_LAYOUTS[players].lower()}"
+    return GameResult(index, setup, ours_seat, winner, reason, board.ply, ours_score,
+                      best_other, stats)
 
 
 def trace_move(trace: TextIO, index: int, board: Board, move: Move, seat: int,
@@ -625,7 +626,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="AbaloneAI source tree or git repository "
                         f"(default: clone {VERLOOP_URL})")
     parser.add_argument("--weights", default=None,
-                        help="a JSON object of evaluation weights for ours (robots/weights.py names)")
+                        help="a JSON object of evaluation weights for ours "
+                        "(robots/weights.py names)")
     parser.add_argument("--pressure", type=int, default=None,
                         help="another weight for ours' pressure term (features.PRESSURE)")
     parser.add_argument("--pushes", type=int, default=None,

@@ -93,8 +93,9 @@ def test_plays_the_shortest_forced_finish(moves: int, ours: str, theirs: str) ->
 
 
 # Positions from a match against Cotix (benchmarks/external_match.py --trace, 0.3 s a
-# move): the side to move had pushed off five and a sixth was forced in three moves, which the search
-# at depth 3 did not see (it needed depth 4 before threats were searched at the horizon).
+# move): the side to move had pushed off five and a sixth was forced in three moves,
+# which the search at depth 3 did not see (it needed depth 4 before threats were
+# searched at the horizon).
 MISSED = [
     "...../....../..1111./..122.../..2222.1./.112211./.11..../.2.1../..... 1 5,1",
     "...../.222../.21.2../...11.2./...1112../...112../..222../..221./..... 2 1,5",
