@@ -796,7 +796,7 @@ def _remember_window(key: tuple[tuple[str, ...], bool, bool, bool],
 #: after the command word masked that is no word of the protocol, number, move,
 #: address or common English word: more than a password, never less, at a few µs a
 #: line (a mail of 256 KiB of "signup fred pwN" lines).
-_EXACT_LINES = 1000
+_EXACT_LINES = 200
 
 
 def _after_command_word(line: str) -> list[Span]:
@@ -865,14 +865,20 @@ def password_shaped(word: str) -> bool:
     ("Secret1", "PW2024"); never a number, a board, a move, an address or a
     placeholder."""
     bare = word.rstrip("=")  # (a soft line break's mark)
-    if (not _SHAPED_RE.search(bare) or _BOARD_RE.fullmatch(bare) or _is_placeholder(bare)
+    shaped = _CAPITAL_AFTER_RE.search(bare) or (
+        _CAPITAL_RE.search(bare) and _DIGIT_RE.search(bare))
+    if (not shaped or _BOARD_RE.fullmatch(bare) or _is_placeholder(bare)
             or _ADDRESS_MARKS & set(bare) or _is_move_word(bare) or looks_like_move(bare)
             or bare.lower().split("#")[0] in _PROTOCOL_WORDS or _CELLS_RE.fullmatch(bare)):
         return False
     return True
 
 
-_SHAPED_RE = re.compile(r"[a-z0-9][A-Z]|[A-Z].*\d|\d.*[A-Z]")
+#: A capital after a small letter or a digit; and a capital and a digit anywhere (each
+#: looked for alone: one pattern "[A-Z].*\d|\d.*[A-Z]" is quadratic in a long word).
+_CAPITAL_AFTER_RE = re.compile(r"[a-z0-9][A-Z]")
+_CAPITAL_RE = re.compile(r"[A-Z]")
+_DIGIT_RE = re.compile(r"\d")
 #: Cells and move marks only, a wrong move too ("A1B2C3-D4#9").
 _CELLS_RE = re.compile(r"(?:[a-z]\d{1,2}[-,]?)+(?:#\d*)?", re.IGNORECASE)
 
