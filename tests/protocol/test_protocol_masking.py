@@ -450,3 +450,15 @@ def test_masking_is_linear_and_small_whatever_the_mail_holds() -> None:
     start = time.process_time()
     assert mask_passwords(thread) == thread
     assert time.process_time() - start < 0.5
+
+
+def test_a_word_of_a_quarter_million_digits_is_read_in_linear_time_and_kept():
+    """A hostile mail's one long word (an HTML numeric reference of 250,000 digits, a
+    line of one letter): shaped or not is told in one scan (a pattern with ".*" on both
+    sides of a choice took minutes on it); such a word is no password."""
+    from abalone_pbm.protocol.masking import password_shaped
+
+    assert not password_shaped("9" * 250_000)
+    assert password_shaped("a" * 100_000 + "B")
+    line = "signoff " + "9" * 250_000
+    assert mask_passwords(line) == line
