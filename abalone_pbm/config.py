@@ -33,10 +33,10 @@ import tomllib
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any, Mapping
+from urllib.parse import quote, unquote
 
 PREFIX = "ABALONE_PBM_"
 _TRUE = {"1", "true", "yes", "on"}
-from urllib.parse import quote, unquote
 _FALSE = {"0", "false", "no", "off", ""}
 
 
@@ -50,9 +50,6 @@ class Settings:
     #: SMTP connections kept open to the relay, used side by side; every recipient's
     #: mail goes over one of them, so it arrives in the order it was written.
     relay_connections: int = 2
-    #: ``serve`` runs its worker in a process of its own, beside the listener and the
-    #: sender (another core); off: a thread of the one process.
-    worker_process: bool = True
     #: TLS to the relay (a smarthost): ``required`` (STARTTLS, or TLS from the start
     #: with ``smtps://``, and a certificate that verifies for the relay's name),
     #: ``opportunistic`` (STARTTLS when offered, certificate not checked, as Postfix's
@@ -72,6 +69,9 @@ class Settings:
     dkim_key_file: str = ""
     dkim_selector: str = "abalone"
     dkim_domain: str = ""
+    #: ``serve`` runs its worker in a process of its own, beside the listener and the
+    #: sender (another core); off: a thread of the one process.
+    worker_process: bool = True
     max_message_bytes: int = 262144
     #: Where the clock reports a tournament round held up past its forfeit time (the
     #: boards and who is to move); empty: the log only.

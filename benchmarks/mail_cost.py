@@ -268,7 +268,7 @@ def measure(raw: bytes) -> dict[str, float]:
     return seconds
 
 
-def through_the_worker(shapes: dict[str, bytes]) -> None:
+def through_the_worker(shapes: dict[str, bytes], verbose: bool = False) -> None:
     """The worker's CPU for each shape, processed for real (see the module text)."""
     import tempfile
 
@@ -310,6 +310,8 @@ def through_the_worker(shapes: dict[str, bytes]) -> None:
                                          ("reply", "fred@example.org", reply_to)):
                     unique = raw.replace(b"<2025", f"<{serial}.{role}.2025".encode(), 1)
                     rows.append((worker_cpu(unique, sender, to), name, role))
+                    if verbose:
+                        print(f"  {name} ({role}): {1000 * rows[-1][0]:.1f} ms", flush=True)
         finally:
             harness.database.dispose()
     rows.sort(reverse=True)
@@ -330,6 +332,8 @@ def main() -> None:
     parser.add_argument("--only", default="")
     parser.add_argument("--service", action="store_true",
                         help="also process every shape through the real worker")
+    parser.add_argument("--verbose", action="store_true",
+                        help="--service: print each shape's cost as it is measured")
     options = parser.parse_args()
 
     rows: list[tuple[float, str, int, dict[str, float]]] = []
@@ -365,7 +369,7 @@ def main() -> None:
           f"{1000 * BUDGET_SECONDS:.0f} ms")
     if options.service:
         through_the_worker({name: build() for name, build in SHAPES.items()
-                            if not options.only or options.only in name})
+                            if not options.only or options.only in name}, options.verbose)
 
 
 if __name__ == "__main__":
