@@ -6,7 +6,8 @@
     python benchmarks/finish_probe.py --position "....1/...111/... 1 5,0" --ply 110
 
 ``--analyse`` reads a trace and says what the search saw while ours led: by marbles
-pushed off, the share of quiet moves, pushes and ejections and of moves back to a
+pushed off, the share of quiet moves, pushes and ejections, of positions where it had
+no push at all (the other side's group kept out of reach) and of moves back to a
 position of the game; with a marble to go, in how many positions an exact full-width
 solver finds a forced finish within two or three moves, how many of those the search's
 value showed as a win, and how often the move chosen kept the forced finish; and how
@@ -43,7 +44,7 @@ from abalone_pbm.robots import ENGINES, make_engine  # noqa: E402
 from abalone_pbm.robots.base import occupied_mask, push_kind  # noqa: E402
 from abalone_pbm.robots.bitmoves import EJECT, children  # noqa: E402
 from abalone_pbm.robots.duel import LIMIT_WIN, WIN_THRESHOLD  # noqa: E402
-from abalone_pbm.robots.features import PRESSURE, set_pressure  # noqa: E402
+from abalone_pbm.robots.features import pushable, set_pressure  # noqa: E402
 from abalone_pbm.rules import Board, Rules  # noqa: E402
 from external_match import (  # noqa: E402
     COTIX_URL, DEFAULT_CACHE, CotixEngine, build_cotix, move_to, resolve_source)
@@ -126,12 +127,13 @@ def analyse(path: Path, movelimit: int, target: int = 6) -> None:
         tally = kinds.setdefault(mine, Counter())
         tally[str(entry["kind"])] += 1
         tally["returns"] += bool(entry["returns"])
-        if mine + 1 != target:
-            continue
-        at_last += 1
         board = Board(str(entry["position"]), Rules(players=2, movelimit=movelimit))
         seat = board.turn
         me, op = board.marbles(seat), board.marbles(3 - seat)
+        tally["no push"] += not pushable(me, op)
+        if mine + 1 != target:
+            continue
+        at_last += 1
         within = next((n for n in (1, 2, 3) if wins_within(me, op, mine, theirs, n, target)),
                       None)
         if within is None or within == 1:
@@ -143,12 +145,14 @@ def analyse(path: Path, movelimit: int, target: int = 6) -> None:
             board.push(move)
             kept += every_reply_loses(board.marbles(3 - seat), board.marbles(seat), theirs,
                                       board.ejected(seat), within - 1, target)
-    print(f"moves of ours while ahead, by marbles pushed off (quiet / push / eject, returns):")
+    print("moves of ours while ahead, by marbles pushed off (quiet / push / eject; no "
+          "push to be had; back to a position of the game):")
     for mine in sorted(kinds):
         t = kinds[mine]
         n = t["quiet"] + t["push"] + t["eject"]
         print(f"  {mine}: {n} moves, {t['quiet'] / n:.0%} quiet, {t['push'] / n:.0%} pushes, "
-              f"{t['eject'] / n:.0%} ejections, {t['returns']} back to a position of the game")
+              f"{t['eject'] / n:.0%} ejections; no push possible in {t['no push'] / n:.0%}; "
+              f"{t['returns']} returns")
     print(f"a marble to go: {at_last} positions; a forced finish in 2 moves in {forced[2]}, "
           f"in 3 in {forced[3]}; the search's value a win in {seen} of them; the move "
           f"chosen kept it in {kept}")
@@ -215,16 +219,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--pressure", type=int, default=None,
                         help="another weight for the evaluation's pressure term")
-    parser.add_argument("--pushes", type=int, default=None,
-                        help="another weight for the evaluation's push term")
     parser.add_argument("--cotix-src", default=None)
     parser.add_argument("--cache-dir", default=str(DEFAULT_CACHE))
     args = parser.parse_args(argv)
     if args.analyse:
         analyse(Path(args.analyse), args.movelimit)
         return 0
-    if args.pressure is not None or args.pushes is not None:
-        set_pressure(PRESSURE if args.pressure is None else args.pressure, args.pushes)
+    if args.pressure is not None:
+        set_pressure(args.pressure)
     starts = [Start(i, args.ply, p) for i, p in enumerate(args.position)]
     if args.trace:
         starts += starts_from_trace(Path(args.trace), args.lead, args.room, args.movelimit)

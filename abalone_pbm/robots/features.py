@@ -39,10 +39,11 @@ two-on-one push outward gains 54, a three-on-two 204.  Leaders that kept 75-80 %
 their moves quiet against Cotix (traces of ``benchmarks/external_match.py --trace``)
 press instead.
 
-With it a hand-set push term, ``PUSH_BY[mine] * pushable(me, op) - PUSH_BY[theirs] *
-pushable(op, me)`` (``PUSH_BY[n] = PUSHES * n``, :func:`pushable` the marbles a side
-could push now): in those traces the leader had no push at all in 44-59 % of its
-positions, its marbles spread round the other side's compact group.
+A push term (the marbles a side could push, :func:`pushable`, weighted by its marbles
+pushed off) was tried and left out: in those traces the leader had no push at all in
+44-59 % of its positions, yet with the term 3 of 8 games against Cotix were won by six
+at 0.3 s a move against 2 of 8 without, and the search took a third longer to the
+same depth once a marble was off.
 """
 
 from __future__ import annotations
@@ -215,45 +216,31 @@ PRESSURE: int = 30
 PRESS: list[int] = [PRESSURE * n for n in range(len(CELLS) + 1)]
 
 
-#: The push term by marbles pushed off: each opponent marble a side could push (two on
-#: one, three on one or two) is worth this much per marble it has pushed off (30: 3 of 8
-#: games against Cotix won by six at 0.3 s a move against 2 of 8 without, seed 2).
-PUSHES: int = 30
-PUSH_BY: list[int] = [PUSHES * n for n in range(len(CELLS) + 1)]
-
-
-def set_pressure(per_marble: int, pushes: int | None = None) -> None:
-    """Other weights for the pressure and push terms (matches between settings)."""
-    global PRESSURE, PUSHES
+def set_pressure(per_marble: int) -> None:
+    """Another weight for the pressure term (matches between settings)."""
+    global PRESSURE
     PRESSURE = per_marble
     PRESS[:] = [per_marble * n for n in range(len(CELLS) + 1)]
-    if pushes is not None:
-        PUSHES = pushes
-        PUSH_BY[:] = [pushes * n for n in range(len(CELLS) + 1)]
 
 
 def pushable(pusher: int, enemy: int) -> int:
     """The marbles of ``enemy`` that a line of ``pusher`` marbles could push (the first
-    marble pushed: two on one, three on one, three on two), onto an empty cell or off."""
+    marble pushed: two on one, three on one, three on two), onto an empty cell or off.
+    Not in the evaluation (see the module text); ``benchmarks/finish_probe.py`` counts
+    with it how often a leader had no push."""
     free = GRID_MASK & ~(pusher | enemy)
     out = 0
-    for o in _AXES:
-        for step in (o, -o):
-            if step > 0:
-                g2 = pusher & (pusher << step)
-                g3 = g2 & (g2 << step)
-                one = (g2 << step) & enemy
-                out |= one & (free >> step)
-                two = (g3 << step) & enemy
-                out |= two & ((enemy & (free >> step)) >> step)
-            else:
-                p = -step
-                g2 = pusher & (pusher >> p)
-                g3 = g2 & (g2 >> p)
-                one = (g2 >> p) & enemy
-                out |= one & (free << p)
-                two = (g3 >> p) & enemy
-                out |= two & ((enemy & (free << p)) << p)
+    for o in _AXES:  # each axis both ways
+        g2 = pusher & (pusher << o)
+        if g2:
+            ahead = free >> o
+            out |= ((g2 << o) & enemy & ahead) | (
+                ((g2 & (g2 << o)) << o) & enemy & ((enemy & ahead) >> o))
+        g2 = pusher & (pusher >> o)
+        if g2:
+            ahead = free << o
+            out |= ((g2 >> o) & enemy & ahead) | (
+                ((g2 & (g2 >> o)) >> o) & enemy & ((enemy & ahead) << o))
     return out
 
 
@@ -263,12 +250,8 @@ def finish_term(mine: int, theirs: int) -> int:
 
 
 def pressure_term(me: int, op: int, mine: int, theirs: int) -> int:
-    """The hand-set pressure and push terms of :func:`evaluate` (not features)."""
-    return (
-        PRESS[mine] * _centre(op) - PRESS[theirs] * _centre(me)
-        + PUSH_BY[mine] * pushable(me, op).bit_count()
-        - PUSH_BY[theirs] * pushable(op, me).bit_count()
-    )
+    """The hand-set pressure term of :func:`evaluate` (not one of the features)."""
+    return PRESS[mine] * _centre(op) - PRESS[theirs] * _centre(me)
 
 
 def hand_set_terms(me: int, op: int, mine: int, theirs: int) -> int:
@@ -293,6 +276,7 @@ def set_weights(weights: dict[str, int]) -> None:
         globals()[_WEIGHT_GLOBALS[name]] = int(value)
     _SIDE_CACHE.clear()
     _PAIR_CACHE.clear()
+    _CENTRE_CACHE.clear()
 
 
 #: One side's share of the evaluation by its bitboard (see :func:`side_value`): a move
@@ -343,7 +327,9 @@ def static_eval(me: int, op: int, mine: int, theirs: int) -> tuple[int, int]:
 #: The terms of a position that do not depend on the marbles pushed off, by (me, op):
 #: (their sum, marbles the side to move could push off, marbles it could lose).
 #: Searches meet the same positions by other move orders, so lookups often hit.
-_PAIR_CACHE: dict[tuple[int, int], tuple[int, int, int, int, int, int, int]] = {}
+_PAIR_CACHE: dict[tuple[int, int], tuple[int, int, int]] = {}
+#: Both sides' centre sums by (me, op), for the pressure term.
+_CENTRE_CACHE: dict[tuple[int, int], tuple[int, int]] = {}
 PAIR_CACHE_LIMIT: Final = 1 << 17
 
 
@@ -354,20 +340,33 @@ def evaluation(me: int, op: int, mine: int, theirs: int) -> tuple[int, int, int]
     terms = _PAIR_CACHE.get((me, op))
     if terms is None:
         terms = _pair_terms(me, op)
-    base, my_threats, their_threats, my_centre, their_centre, my_pushes, their_pushes = terms
+    base, my_threats, their_threats = terms
     lead = mine - theirs
     value = (
         MATERIAL * lead + PROGRESS * (mine * mine - theirs * theirs) + base
         + FINISH[mine] - FINISH[theirs]
-        + PRESS[mine] * their_centre - PRESS[theirs] * my_centre
-        + PUSH_BY[mine] * my_pushes - PUSH_BY[theirs] * their_pushes
     )
+    if mine or theirs:
+        # The pressure term is nothing until a marble is off: the centre sums are
+        # looked up (or computed) only then.
+        centres = _CENTRE_CACHE.get((me, op))
+        if centres is None:
+            centres = _centres(me, op)
+        value += PRESS[mine] * centres[1] - PRESS[theirs] * centres[0]
     if my_threats and lead:
         value += LEAD_THREATS * lead * my_threats
     return value, my_threats, their_threats
 
 
-def _pair_terms(me: int, op: int) -> tuple[int, int, int, int, int, int, int]:
+def _centres(me: int, op: int) -> tuple[int, int]:
+    centres = (_centre(me), _centre(op))
+    if len(_CENTRE_CACHE) >= PAIR_CACHE_LIMIT:
+        _CENTRE_CACHE.clear()
+    _CENTRE_CACHE[(me, op)] = centres
+    return centres
+
+
+def _pair_terms(me: int, op: int) -> tuple[int, int, int]:
     get = _SIDE_CACHE.get
     mine_side = get(me)
     if mine_side is None:
@@ -431,10 +430,7 @@ def _pair_terms(me: int, op: int) -> tuple[int, int, int, int, int, int, int]:
     if their_threats:
         value += THREATENED
     value += THREATS * (my_threats - their_threats) + EXPOSED * exposed
-    terms = (
-        int(value), my_threats, their_threats, _centre(me), _centre(op),
-        pushable(me, op).bit_count(), pushable(op, me).bit_count(),
-    )
+    terms = (int(value), my_threats, their_threats)
     if len(_PAIR_CACHE) >= PAIR_CACHE_LIMIT:
         _PAIR_CACHE.clear()
     _PAIR_CACHE[(me, op)] = terms
