@@ -26,7 +26,6 @@ import html
 import logging
 import re
 import socket
-import socketserver
 import threading
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler
@@ -34,7 +33,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qs
 
 from .config import Settings
-from .mail.limits import ConnectionCaps, ConnectionCounter, RefusalLog, client_key
+from .mail.limits import CappedThreadingServer, ConnectionCaps, ConnectionCounter, RefusalLog
 from .service.unsubscribe import apply, describe, token_user
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -208,23 +207,19 @@ def _is_one_click(content_type: str, body: bytes) -> bool:
     return fields.get("List-Unsubscribe") == ["One-Click"]
 
 
-class UnsubscribeServer(socketserver.ThreadingTCPServer):
+class UnsubscribeServer(CappedThreadingServer):
     """The HTTP listener; ``start()`` serves in a thread, ``stop()`` ends it."""
 
-    daemon_threads = True
-    allow_reuse_address = True
     request_queue_size = 128
+    thread_name = "abalone-pbm-http"
 
     def __init__(self, settings: Settings, database: Database, host: str, port: int,
                  *, caps: ConnectionCaps | None = None) -> None:
         self.settings = settings
         self.database = database
-        self.counter = ConnectionCounter(caps or ConnectionCaps(
-            settings.http_max_connections, settings.http_max_connections_per_client))
-        self.refusals = RefusalLog("HTTP listener", settings.refused_log_interval)
-        self.address_family = socket.AF_INET6 if ":" in host else socket.AF_INET
-        super().__init__((host, port), _Request)
-        self._thread: threading.Thread | None = None
+        super().__init__(host, port, _Request, ConnectionCounter(caps or ConnectionCaps(
+            settings.http_max_connections, settings.http_max_connections_per_client)),
+            RefusalLog("HTTP listener", settings.refused_log_interval))
 
     def look_up(self, token: str) -> Any:
         with self.database.read() as session:
@@ -237,53 +232,6 @@ class UnsubscribeServer(socketserver.ThreadingTCPServer):
             if what is not None:
                 apply(session, what)
         return what
-
-    def record_refusal(self, subject: str, reason: str) -> None:
-        self.refusals.record(subject, reason)
-
-    def verify_request(self, request: Any, client_address: Any) -> bool:
-        client = client_key(str(client_address[0]))
-        reason = self.counter.admit(client)
-        if reason is None:
-            return True
-        self.record_refusal(f"refused {{count}} connection{{s}} from {client}", reason)
-        return False
-
-    def process_request(self, request: Any, client_address: Any) -> None:
-        try:
-            super().process_request(request, client_address)
-        except BaseException:  # no thread started: it will not release its count
-            self.counter.release(client_key(str(client_address[0])))
-            raise
-
-    def process_request_thread(self, request: Any, client_address: Any) -> None:
-        try:
-            super().process_request_thread(request, client_address)
-        finally:
-            self.counter.release(client_key(str(client_address[0])))
-
-    def service_actions(self) -> None:
-        self.refusals.flush_if_due()
-
-    @property
-    def host_port(self) -> tuple[str, int]:
-        host, port = self.server_address[:2]
-        return str(host), int(port)
-
-    def start(self) -> None:
-        self._thread = threading.Thread(target=self.serve_forever,
-                                        kwargs={"poll_interval": 0.5},
-                                        name="abalone-pbm-http", daemon=True)
-        self._thread.start()
-
-    def stop(self) -> None:
-        self.shutdown()
-        self.server_close()
-        if self._thread is not None:
-            self._thread.join(timeout=10)
-            self._thread = None
-        self.refusals.flush()
-
 
 def start_http_listener(settings: Settings, database: Database) -> UnsubscribeServer:
     """Serve one-click unsubscribe on ``settings.http_listen`` (raises OSError if busy)."""

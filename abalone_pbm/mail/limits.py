@@ -10,13 +10,17 @@ connection. The caps must fit the process's open files limit (RLIMIT_NOFILE): at
 
 from __future__ import annotations
 
+import errno
 import ipaddress
 import logging
+import os
 import resource
+import socket
+import socketserver
 import threading
 import time
 from dataclasses import dataclass
-from typing import Callable
+from typing import Any, Callable
 
 from ..config import Settings
 
@@ -255,3 +259,91 @@ def needed_open_files(settings: Settings, *, with_policy: bool | None = None) ->
         with_policy = settings.policy_listen is not None
     policy = settings.policy_max_connections if with_policy else 0
     return settings.smtp_max_sessions + policy + RESERVED_FILES
+
+
+#: Pause after an accept failed for want of file descriptors: the listening socket
+#: stays readable, so retrying at once would spin.
+ACCEPT_RETRY_SECONDS = 1.0
+_OUT_OF_RESOURCES = {errno.EMFILE, errno.ENFILE, errno.ENOBUFS, errno.ENOMEM}
+
+
+class CappedThreadingServer(socketserver.ThreadingTCPServer):
+    """A thread per connection, within a ``ConnectionCounter``'s caps (total and per
+    client): a connection over them is closed at once and counted in a ``RefusalLog``
+    (one line per interval). ``start()`` serves in a thread named ``thread_name``,
+    ``stop()`` ends it. The policy service and the HTTP listener are ones."""
+
+    daemon_threads = True
+    allow_reuse_address = True
+    #: The serving thread's name.
+    thread_name = "abalone-pbm-listener"
+
+    def __init__(self, host: str, port: int, handler: Any, counter: ConnectionCounter,
+                 refusals: RefusalLog) -> None:
+        self.counter = counter
+        self.refusals = refusals
+        self.address_family = socket.AF_INET6 if ":" in host else socket.AF_INET
+        super().__init__((host, port), handler)
+        self._thread: threading.Thread | None = None
+
+    def record_refusal(self, subject: str, reason: str) -> None:
+        """Count one refused or closed connection; logged with the others of its
+        interval by ``service_actions``."""
+        self.refusals.record(subject, reason)
+
+    # socketserver's hooks, all but process_request_thread run in the serving thread.
+
+    def get_request(self) -> tuple[socket.socket, Any]:
+        try:
+            return super().get_request()
+        except OSError as error:
+            if error.errno in _OUT_OF_RESOURCES:
+                self.refusals.record(
+                    "accepting paused {count} time{s}",
+                    f"accept failed: {os.strerror(error.errno or 0)}; each pause is "
+                    f"{ACCEPT_RETRY_SECONDS:g} s")
+                time.sleep(ACCEPT_RETRY_SECONDS)
+            raise  # socketserver drops the attempt
+
+    def verify_request(self, request: Any, client_address: Any) -> bool:
+        client = client_key(str(client_address[0]))
+        reason = self.counter.admit(client)
+        if reason is None:
+            return True
+        self.record_refusal(f"refused {{count}} connection{{s}} from {client}", reason)
+        return False  # socketserver closes it
+
+    def process_request(self, request: Any, client_address: Any) -> None:
+        try:
+            super().process_request(request, client_address)
+        except BaseException:  # no thread started: it will not release its count
+            self.counter.release(client_key(str(client_address[0])))
+            raise
+
+    def process_request_thread(self, request: Any, client_address: Any) -> None:
+        try:
+            super().process_request_thread(request, client_address)
+        finally:
+            self.counter.release(client_key(str(client_address[0])))
+
+    def service_actions(self) -> None:
+        self.refusals.flush_if_due()
+
+    @property
+    def host_port(self) -> tuple[str, int]:
+        host, port = self.server_address[:2]
+        return str(host), int(port)
+
+    def start(self) -> None:
+        self._thread = threading.Thread(target=self.serve_forever,
+                                        kwargs={"poll_interval": 0.5},
+                                        name=self.thread_name, daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        self.shutdown()
+        self.server_close()
+        if self._thread is not None:
+            self._thread.join(timeout=10)
+            self._thread = None
+        self.refusals.flush()

@@ -24,20 +24,18 @@ within ``REQUEST_SECONDS``. Refusals and failed accepts are logged once per
 
 from __future__ import annotations
 
-import errno
 import logging
-import os
 import socket
 import socketserver
-import threading
 import time
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Callable
 
 from ..config import Settings
 from ..protocol import parse_reply_address
 from .verp import bounce_token
 from .limits import (
     LISTEN_BACKLOG,
+    CappedThreadingServer,
     ConnectionCaps,
     ConnectionCounter,
     RefusalLog,
@@ -66,10 +64,6 @@ TEMPFAIL = "451 4.3.0 The game server cannot check this address now, please retr
 MAX_REQUEST_BYTES = 64 * 1024
 #: Seconds from a request's first byte to its end (Postfix writes one in one go).
 REQUEST_SECONDS = 10.0
-#: Pause after an accept failed for want of file descriptors: the listening socket
-#: stays readable, so retrying at once would spin.
-ACCEPT_RETRY_SECONDS = 1.0
-_OUT_OF_RESOURCES = {errno.EMFILE, errno.ENFILE, errno.ENOBUFS, errno.ENOMEM}
 
 #: ``token_is_valid(board, token)``: whether a reply token belongs to that board.
 TokenCheck = Callable[[int, str], bool]
@@ -248,15 +242,14 @@ class _PolicyHandler(socketserver.BaseRequestHandler):
             request_bytes += len(chunk)
 
 
-class PolicyServer(socketserver.ThreadingTCPServer):
+class PolicyServer(CappedThreadingServer):
     """The policy service; ``start()`` serves in a thread, ``stop()`` ends it.
 
     One thread per connection, at most ``caps.total`` of them (default: the settings'
     caps, fitted to the open files limit)."""
 
-    daemon_threads = True
-    allow_reuse_address = True
     request_queue_size = LISTEN_BACKLOG
+    thread_name = "abalone-pbm-policy"
 
     def __init__(self, settings: Settings, token_is_valid: TokenCheck,
                  host: str, port: int, *, caps: ConnectionCaps | None = None,
@@ -266,76 +259,11 @@ class PolicyServer(socketserver.ThreadingTCPServer):
         self.token_is_valid = token_is_valid
         self.unsubscribe_is_valid = unsubscribe_is_valid
         self.bounce_is_known = bounce_is_known
-        self.counter = ConnectionCounter(caps or listener_caps(settings, with_policy=True).policy)
         self.idle_timeout = settings.policy_idle_timeout
-        self.refusals = RefusalLog("policy service", settings.refused_log_interval)
-        family = socket.AF_INET6 if ":" in host else socket.AF_INET
-        self.address_family = family
-        super().__init__((host, port), _PolicyHandler)
-        self._thread: threading.Thread | None = None
-
-    def record_refusal(self, subject: str, reason: str) -> None:
-        """Count one refused or closed connection; logged with the others of its
-        interval by ``service_actions``."""
-        self.refusals.record(subject, reason)
-
-    # socketserver's hooks, all but process_request_thread run in the serving thread.
-
-    def get_request(self) -> tuple[socket.socket, Any]:
-        try:
-            return super().get_request()
-        except OSError as error:
-            if error.errno in _OUT_OF_RESOURCES:
-                self.refusals.record(
-                    "accepting paused {count} time{s}",
-                    f"accept failed: {os.strerror(error.errno or 0)}; each pause is "
-                    f"{ACCEPT_RETRY_SECONDS:g} s")
-                time.sleep(ACCEPT_RETRY_SECONDS)
-            raise  # socketserver drops the attempt
-
-    def verify_request(self, request: Any, client_address: Any) -> bool:
-        client = client_key(str(client_address[0]))
-        reason = self.counter.admit(client)
-        if reason is None:
-            return True
-        self.record_refusal(f"refused {{count}} connection{{s}} from {client}", reason)
-        return False  # socketserver closes it
-
-    def process_request(self, request: Any, client_address: Any) -> None:
-        try:
-            super().process_request(request, client_address)
-        except BaseException:  # no thread started: it will not release its count
-            self.counter.release(client_key(str(client_address[0])))
-            raise
-
-    def process_request_thread(self, request: Any, client_address: Any) -> None:
-        try:
-            super().process_request_thread(request, client_address)
-        finally:
-            self.counter.release(client_key(str(client_address[0])))
-
-    def service_actions(self) -> None:
-        self.refusals.flush_if_due()
-
-    @property
-    def host_port(self) -> tuple[str, int]:
-        host, port = self.server_address[:2]
-        return str(host), int(port)
-
-    def start(self) -> None:
-        self._thread = threading.Thread(
-            target=self.serve_forever, kwargs={"poll_interval": 0.5},
-            name="abalone-pbm-policy", daemon=True,
-        )
-        self._thread.start()
-
-    def stop(self) -> None:
-        self.shutdown()
-        self.server_close()
-        if self._thread is not None:
-            self._thread.join(timeout=10)
-            self._thread = None
-        self.refusals.flush()
+        super().__init__(
+            host, port, _PolicyHandler,
+            ConnectionCounter(caps or listener_caps(settings, with_policy=True).policy),
+            RefusalLog("policy service", settings.refused_log_interval))
 
 
 def start_policy_server(settings: Settings, database: Database) -> PolicyServer:
