@@ -95,6 +95,9 @@ Handle = Callable[[Session, InboxMail, EmailMessage, datetime], None]
 #: The service layer's reading of a parsed mail (kept with the message object), done
 #: before the write transaction (see ``Worker._read_ahead``).
 Reader = Callable[[InboxMail, EmailMessage, Settings], object]
+#: The service layer's masking of a read mail (its passwords, its stored copy), done in
+#: a read session before the write transaction, for the mail parsed from these bytes.
+MaskAhead = Callable[[Session, InboxMail, EmailMessage, bytes, Settings], None]
 
 MAX_ATTEMPTS = 3
 
@@ -181,6 +184,14 @@ def _read_mail(mail: InboxMail, message: EmailMessage, settings: Settings) -> ob
     from .service.precheck import read_mail
 
     return read_mail(mail, message, settings)
+
+
+def _mask_ahead(session: Session, mail: InboxMail, message: EmailMessage, raw: bytes,
+                settings: Settings) -> None:
+    """The mail room's passwords and stored copy (``service.mail_secrets.mask_ahead``)."""
+    from .service.mail_secrets import mask_ahead
+
+    mask_ahead(session, mail, message, raw, settings)
 
 
 @dataclass
@@ -292,6 +303,7 @@ class Worker:
         look_ahead: int = LOOK_AHEAD,
         ride_along: RideAlong | None = None,
         reader: Reader = _read_mail,
+        mask_ahead: MaskAhead | None = _mask_ahead,
     ) -> None:
         self.database = database
         self.settings = settings
@@ -335,6 +347,8 @@ class Worker:
         #: deduplication key (see ``_read_ahead``).
         self.reader = reader
         self._reads: OrderedDict[str, _Read] = OrderedDict()
+        #: How a mail read ahead is masked ahead too (None: in the transaction).
+        self.mask_ahead = mask_ahead
 
     def run_once(self) -> bool:
         """Process the next new inbox mail; False when there was none.
@@ -439,7 +453,7 @@ class Worker:
                 for mail in mails:
                     message = self._read_row(mail.dedup_key, bytes(mail.raw),
                                              mail.envelope_from or "", mail.envelope_to or "",
-                                             mail).message
+                                             mail, session).message
                     if message is None:
                         continue  # its reading failed: parked when it is taken
                     if self._reason_to_drop(session, mail, message, now,
@@ -486,10 +500,11 @@ class Worker:
                            mail.envelope_to or "", mail)
 
     def _read_row(self, key: str, raw: bytes, envelope_from: str, envelope_to: str,
-                  mail: InboxMail | None) -> _Read:
-        """The mail read ahead (see ``_read_ahead``): found, or parsed and read now and
-        kept; ``mail``: its stored row (None: not stored yet). What reading raises is
-        kept as the mail's failure, never raised here."""
+                  mail: InboxMail | None, session: Session | None = None) -> _Read:
+        """The mail read ahead (see ``_read_ahead``): found, or parsed, read and masked
+        (``_mask_row``) now and kept; ``mail``: its stored row (None: not stored yet);
+        ``session``: a read session to mask it in (None: a short one of its own). What
+        reading raises is kept as the mail's failure, never raised here."""
         envelope = (envelope_from, envelope_to)
         read = self._reads.get(key)
         if read is not None and (read.raw != raw or read.envelope != envelope):
@@ -515,6 +530,8 @@ class Worker:
                 read.read = True
             except Exception as error:
                 read.message, read.failure = None, error_summary(error)
+            else:
+                self._mask_row(row, read.message, raw, session)
         if read.failure is not None and key not in self._reads:
             log.warning("inbox %s: reading the mail failed: %s",
                         read.inbox_id if read.inbox_id is not None else "(to be stored)",
@@ -524,6 +541,23 @@ class Worker:
         while len(self._reads) > READ_AHEAD_KEPT:
             self._reads.popitem(last=False)
         return read
+
+    def _mask_row(self, row: InboxMail, message: EmailMessage, raw: bytes,
+                  session: Session | None) -> None:
+        """Mask a mail just read (``mask_ahead``) unless it will be dropped unanswered
+        (whose body is not kept: a flood of them buys no masking). Best effort: what
+        fails here is done again, and fails again, in the transaction."""
+        if self.mask_ahead is None:
+            return
+        try:
+            with nullcontext(session) if session is not None else self.database.read() as reading:
+                if self._reason_to_drop(reading, row, message, self.clock.now(),
+                                        count_it=False)[0] is None:
+                    self.mask_ahead(reading, row, message, raw, self.settings)
+        except Exception as error:
+            log.info("inbox %s: not masked ahead: %s",
+                     row.id if row.id is not None else "(to be stored)",
+                     error_summary(error, limit=300).strip().splitlines()[-1])
 
     def _take_read(self, mail: InboxMail) -> _Read | None:
         """What was read ahead of this stored mail, if it was read from its very bytes."""
@@ -754,6 +788,9 @@ class Worker:
                     continue
                 pairs.append(pair)
             if pairs:
+                if read is not None:
+                    # Taken again after the checks: with this reading and masking.
+                    self._reads[mail.dedup_key] = read
                 raise _CheckFirst(mail.id, pairs)
         known = self.passwords.known(answers) if self.passwords else nullcontext()
         with known:

@@ -29,7 +29,7 @@ from ..mail.stored_copy import mask_stored_mail
 from . import mails, multiple, optin, rates, unsubscribe
 from .way_out import answer_by_mail as unsubscribe_by_mail
 from .context import CommandError, MailContext
-from .mail_secrets import secrets_of_mail
+from .mail_secrets import secrets_of_mail, taken_ahead
 from .precheck import MailReading, read_mail
 from .queries import recipient_userid
 from .handlers import (
@@ -48,7 +48,11 @@ def process_mail(
 ) -> None:
     """Handle one incoming mail; the worker commits what this writes."""
     reading = read_mail(mail, message, settings)
-    ctx = _context(session, mail, message, now, settings, reading)
+    # The passwords and the masked stored copy, computed before the transaction when
+    # the worker read the mail ahead (still right: see mail_secrets), else here.
+    ahead = taken_ahead(session, mail, message)
+    ctx = _context(session, mail, message, now, settings, reading,
+                   None if ahead is None else set(ahead.secrets))
     target = reading.target
     token = unsubscribe.requested_token(mail, message, settings)
     if token is not None:
@@ -59,12 +63,17 @@ def process_mail(
     else:
         _handle_subject(ctx, reading)
     ctx.flush()
-    mask_stored_mail(mail, ctx.secrets, message)  # the stored copy keeps no password
+    # The stored copy keeps no password (ctx.secrets does not change while the mail is
+    # handled, so a copy masked ahead with the same secrets is this very copy).
+    if ahead is not None:
+        mail.raw = ahead.stored_copy
+    else:
+        mask_stored_mail(mail, ctx.secrets, message)
 
 
 def _context(
     session: Session, mail: InboxMail, message: EmailMessage, now: datetime,
-    settings: Settings, reading: MailReading,
+    settings: Settings, reading: MailReading, secrets: set[str] | None,
 ) -> MailContext:
     # Answers go where the mail came from (a header may not send them to a stranger).
     sender = rates.answer_target(session, message, mail.envelope_from)
@@ -74,7 +83,8 @@ def _context(
     references = validation.message_ids(message.get("References") or "")
     raw_subject = str(message.get("Subject") or "")
     return MailContext(
-        secrets=secrets_of_mail(session, settings, raw_subject, reading.body),
+        secrets=(secrets if secrets is not None
+                 else secrets_of_mail(session, settings, raw_subject, reading.body)),
         session=session,
         settings=settings,
         now=now,
