@@ -24,7 +24,8 @@ from .. import protocol
 from ..config import Settings
 from ..db import repository
 from ..db.models import InboxMail, User
-from ..mail.decoding import extract_body_texts
+from ..mail.decoding import _decode_part, _text_parts, extract_body_texts
+from ..mail.validation import clean_text
 from . import limits, passwords, rates
 from .context import MailContext
 
@@ -63,10 +64,7 @@ def read_mail(mail: InboxMail, message: EmailMessage, settings: Settings) -> Mai
     if known is not None and known[0] in (mail.id, None):
         return known[1]
     subject = protocol.strip_subject_prefixes(str(message.get("Subject") or ""))
-    # The text part as a rule; the HTML part when only it holds the new text (a
-    # client that leaves the new text out of the text part, an HTML-only reply).
-    texts = extract_body_texts(message)
-    body = protocol.reply.choose_reply_text(texts.plain, texts.html)
+    body = _body_text(message)
     target = reply_target(mail, message, settings)
     command_subject: str | None = subject
     command_body = body
@@ -84,6 +82,20 @@ def read_mail(mail: InboxMail, message: EmailMessage, settings: Settings) -> Mai
                           error)
     _readings[message] = (mail.id, reading)
     return reading
+
+
+def _body_text(message: EmailMessage) -> str:
+    """The text part as a rule; the HTML part when only it holds the new text (a client
+    that leaves the new text out of the text part, an HTML-only reply): what
+    ``choose_reply_text`` chooses, the HTML part turned into text only when the text
+    part's new text has no command (a 200 KB quoted thread's markup costs milliseconds)."""
+    plain_part, markup_part = _text_parts(message)
+    if plain_part is not None and markup_part is not None:
+        plain = clean_text(_decode_part(plain_part), keep_newlines=True)
+        if protocol.reply.read_reply(plain).action is not None:
+            return plain  # (choose_reply_text's first answer, whatever the HTML holds)
+    texts = extract_body_texts(message)
+    return protocol.reply.choose_reply_text(texts.plain, texts.html)
 
 
 def reply_target(
