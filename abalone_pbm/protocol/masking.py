@@ -246,7 +246,10 @@ _MOVE_WORD_RE = re.compile(r"[a-i]\d[-,]?(?:[a-i]\d)?[-,]?(?:[a-i]\d)?(?:#\d*)?"
 
 
 def _is_placeholder(word: str) -> bool:
-    return word.startswith("<") and word.endswith(">")
+    """``<password>``, also as HTML writes it (``&lt;password&gt;``: the reply
+    instructions of a board mail's HTML part, quoted back in an HTML reply)."""
+    return (word.startswith("<") and word.endswith(">")) or (
+        word[:4].lower() == "&lt;" and word[-4:].lower() == "&gt;")
 
 
 def _fits(spec: CommandSpec, args: Sequence[str], positions: Sequence[int]) -> bool:

@@ -462,3 +462,12 @@ def test_a_word_of_a_quarter_million_digits_is_read_in_linear_time_and_kept():
     assert password_shaped("a" * 100_000 + "B")
     line = "signoff " + "9" * 250_000
     assert mask_passwords(line) == line
+
+
+def test_a_placeholder_as_html_writes_it_is_no_password():
+    """The reply instructions of a board mail's HTML part, quoted back in a mail
+    program's HTML reply: "&lt;password&gt;" is a placeholder, as "<password>" is."""
+    line = "abalone move 101 wilma &lt;password&gt; &lt;move&gt;"
+    assert mask_passwords(line) == line
+    assert mask_passwords("abalone move 101 wilma Secret9 c3-c5,d4") == (
+        "abalone move 101 wilma ******** c3-c5,d4")
