@@ -55,7 +55,7 @@ for path in (str(REPO), str(BENCHMARKS)):
 
 from abalone_pbm.robots import ENGINES, make_engine  # noqa: E402
 from abalone_pbm.robots.base import SearchInfo, occupied_mask, push_kind  # noqa: E402
-from abalone_pbm.robots.features import set_pressure, set_weights  # noqa: E402
+from abalone_pbm.robots.features import PRESSURE, set_pressure, set_weights  # noqa: E402
 from abalone_pbm.rules import Board, Rules  # noqa: E402
 from abalone_pbm.rules.geometry import (  # noqa: E402
     CELL_BY_NAME, CELL_NAMES, CELLS, DIAGONAL_OF, OFFSETS, ROW_OF, iter_bits)
@@ -630,6 +630,8 @@ def main(argv: list[str] | None = None) -> int:
                         "(robots/weights.py names)")
     parser.add_argument("--pressure", type=int, default=None,
                         help="another weight for ours' pressure term (features.PRESSURE)")
+    parser.add_argument("--pushes", type=int, default=None,
+                        help="another weight for ours' push term (features.PUSHES)")
     parser.add_argument("--trace", default=None,
                         help="write one JSON line per move of ours to this file")
     parser.add_argument("--cache-dir", default=str(DEFAULT_CACHE),
@@ -646,8 +648,8 @@ def main(argv: list[str] | None = None) -> int:
 
     if args.weights:
         set_weights(json.loads(Path(args.weights).read_text()))
-    if args.pressure is not None:
-        set_pressure(args.pressure)
+    if args.pressure is not None or args.pushes is not None:
+        set_pressure(PRESSURE if args.pressure is None else args.pressure, args.pushes)
     players = int(args.players.rstrip("t"))
     if players > 2 and args.engine != "verloop":
         parser.error("games with more players are played against the Java engine (verloop)")

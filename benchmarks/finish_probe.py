@@ -44,7 +44,7 @@ from abalone_pbm.robots import ENGINES, make_engine  # noqa: E402
 from abalone_pbm.robots.base import occupied_mask, push_kind  # noqa: E402
 from abalone_pbm.robots.bitmoves import EJECT, children  # noqa: E402
 from abalone_pbm.robots.duel import LIMIT_WIN, WIN_THRESHOLD  # noqa: E402
-from abalone_pbm.robots.features import pushable, set_pressure  # noqa: E402
+from abalone_pbm.robots.features import PRESSURE, pushable, set_pressure  # noqa: E402
 from abalone_pbm.rules import Board, Rules  # noqa: E402
 from external_match import (  # noqa: E402
     COTIX_URL, DEFAULT_CACHE, CotixEngine, build_cotix, move_to, resolve_source)
@@ -219,14 +219,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--pressure", type=int, default=None,
                         help="another weight for the evaluation's pressure term")
+    parser.add_argument("--pushes", type=int, default=None,
+                        help="another weight for the evaluation's push term")
     parser.add_argument("--cotix-src", default=None)
     parser.add_argument("--cache-dir", default=str(DEFAULT_CACHE))
     args = parser.parse_args(argv)
     if args.analyse:
         analyse(Path(args.analyse), args.movelimit)
         return 0
-    if args.pressure is not None:
-        set_pressure(args.pressure)
+    if args.pressure is not None or args.pushes is not None:
+        set_pressure(PRESSURE if args.pressure is None else args.pressure, args.pushes)
     starts = [Start(i, args.ply, p) for i, p in enumerate(args.position)]
     if args.trace:
         starts += starts_from_trace(Path(args.trace), args.lead, args.room, args.movelimit)

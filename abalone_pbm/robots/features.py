@@ -39,11 +39,10 @@ two-on-one push outward gains 54, a three-on-two 204.  Leaders that kept 75-80 %
 their moves quiet against Cotix (traces of ``benchmarks/external_match.py --trace``)
 press instead.
 
-A push term (the marbles a side could push, :func:`pushable`, weighted by its marbles
-pushed off) was tried and left out: in those traces the leader had no push at all in
-44-59 % of its positions, yet with the term 3 of 8 games against Cotix were won by six
-at 0.3 s a move against 2 of 8 without, and the search took a third longer to the
-same depth once a marble was off.
+With it a hand-set push term, ``PUSH_BY[mine] * pushable(me, op) - PUSH_BY[theirs] *
+pushable(op, me)`` (``PUSH_BY[n] = PUSHES * n``; :func:`pushable`: the marbles of the
+other side a side could push now): in those traces the leader had no push at all in
+25-67 % of its positions, its marbles spread round the other side's compact group.
 """
 
 from __future__ import annotations
@@ -216,18 +215,29 @@ PRESSURE: int = 30
 PRESS: list[int] = [PRESSURE * n for n in range(len(CELLS) + 1)]
 
 
-def set_pressure(per_marble: int) -> None:
-    """Another weight for the pressure term (matches between settings)."""
-    global PRESSURE
+#: The push term by marbles pushed off: each marble of the other side that a side
+#: could push (two on one, three on one or two) is worth this much per marble it has
+#: pushed off.  Against Cotix at 1 s a move (seed 1) 4 of 8 games were won by six with
+#: it, 0 of 5 without; at 0.3 s (seed 2) 3 of 8 and 2 of 8.  It costs about a quarter
+#: more time to the same depth once a marble is off.
+PUSHES: int = 30
+PUSH_BY: list[int] = [PUSHES * n for n in range(len(CELLS) + 1)]
+
+
+def set_pressure(per_marble: int, pushes: int | None = None) -> None:
+    """Other weights for the pressure and push terms (matches between settings)."""
+    global PRESSURE, PUSHES
     PRESSURE = per_marble
     PRESS[:] = [per_marble * n for n in range(len(CELLS) + 1)]
+    if pushes is not None:
+        PUSHES = pushes
+        PUSH_BY[:] = [pushes * n for n in range(len(CELLS) + 1)]
 
 
 def pushable(pusher: int, enemy: int) -> int:
     """The marbles of ``enemy`` that a line of ``pusher`` marbles could push (the first
     marble pushed: two on one, three on one, three on two), onto an empty cell or off.
-    Not in the evaluation (see the module text); ``benchmarks/finish_probe.py`` counts
-    with it how often a leader had no push."""
+    """
     free = GRID_MASK & ~(pusher | enemy)
     out = 0
     for o in _AXES:  # each axis both ways
@@ -250,8 +260,12 @@ def finish_term(mine: int, theirs: int) -> int:
 
 
 def pressure_term(me: int, op: int, mine: int, theirs: int) -> int:
-    """The hand-set pressure term of :func:`evaluate` (not one of the features)."""
-    return PRESS[mine] * _centre(op) - PRESS[theirs] * _centre(me)
+    """The hand-set pressure and push terms of :func:`evaluate` (not features)."""
+    return (
+        PRESS[mine] * _centre(op) - PRESS[theirs] * _centre(me)
+        + PUSH_BY[mine] * pushable(me, op).bit_count()
+        - PUSH_BY[theirs] * pushable(op, me).bit_count()
+    )
 
 
 def hand_set_terms(me: int, op: int, mine: int, theirs: int) -> int:
@@ -277,6 +291,7 @@ def set_weights(weights: dict[str, int]) -> None:
     _SIDE_CACHE.clear()
     _PAIR_CACHE.clear()
     _CENTRE_CACHE.clear()
+    _PUSH_CACHE.clear()
 
 
 #: One side's share of the evaluation by its bitboard (see :func:`side_value`): a move
@@ -330,6 +345,8 @@ def static_eval(me: int, op: int, mine: int, theirs: int) -> tuple[int, int]:
 _PAIR_CACHE: dict[tuple[int, int], tuple[int, int, int]] = {}
 #: Both sides' centre sums by (me, op), for the pressure term.
 _CENTRE_CACHE: dict[tuple[int, int], tuple[int, int]] = {}
+#: The marbles of ``enemy`` that ``pusher`` could push, by (pusher, enemy).
+_PUSH_CACHE: dict[tuple[int, int], int] = {}
 PAIR_CACHE_LIMIT: Final = 1 << 17
 
 
@@ -353,15 +370,36 @@ def evaluation(me: int, op: int, mine: int, theirs: int) -> tuple[int, int, int]
         if centres is None:
             centres = _centres(me, op)
         value += PRESS[mine] * centres[1] - PRESS[theirs] * centres[0]
+        # Pushes count for a side once it has pushed off a marble (only its own
+        # then, in most positions: a third of the cost of both).
+        if mine:
+            pushes = _PUSH_CACHE.get((me, op))
+            if pushes is None:
+                pushes = _pushes(me, op)
+            value += PUSH_BY[mine] * pushes
+        if theirs:
+            pushes = _PUSH_CACHE.get((op, me))
+            if pushes is None:
+                pushes = _pushes(op, me)
+            value -= PUSH_BY[theirs] * pushes
     if my_threats and lead:
         value += LEAD_THREATS * lead * my_threats
     return value, my_threats, their_threats
+
+
+def _pushes(pusher: int, enemy: int) -> int:
+    count = pushable(pusher, enemy).bit_count()
+    if len(_PUSH_CACHE) >= PAIR_CACHE_LIMIT:
+        _PUSH_CACHE.clear()
+    _PUSH_CACHE[(pusher, enemy)] = count
+    return count
 
 
 def _centres(me: int, op: int) -> tuple[int, int]:
     centres = (_centre(me), _centre(op))
     if len(_CENTRE_CACHE) >= PAIR_CACHE_LIMIT:
         _CENTRE_CACHE.clear()
+    _PUSH_CACHE.clear()
     _CENTRE_CACHE[(me, op)] = centres
     return centres
 
