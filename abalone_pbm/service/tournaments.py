@@ -644,6 +644,8 @@ def standings_text(session: Session, t: Tournament, when: str = "") -> str:
     return render_body(
         "tournament_standings.txt", tournament=t.name, format=FORMAT_NAMES[t.format],
         status=t.status, when=when, round=t.current_round, rounds=t.rounds,
+        # Round robins and championships start every round's games at once.
+        all_at_once=t.format in ("roundrobin", "championship"),
         tables=[{"division": table.division + 1, "lines": table_lines(table.rows, primary)}
                 for table in tables],
         divisions=len(tables) > 1, tie_break=TIE_BREAK_LINES[primary],

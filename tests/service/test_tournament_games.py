@@ -132,3 +132,19 @@ def test_standings_mails_have_a_way_out_without_a_password(harness: Harness) -> 
     sent = tp.play(harness, board, first, second, loser=second)
     final = [s for s in sent if s.subject == "Abalone tournament rr standings final"]
     assert sorted(s.to for s in final) == [f"{u}@example.org" for u in PLAYERS]
+
+
+def test_show_says_sign_up_closes_before_the_start_and_closed_after(harness: Harness) -> None:
+    from datetime import timedelta
+
+    for userid in PLAYERS:
+        harness.signup(userid)
+    closes = harness.clock.now() + timedelta(days=3)
+    tp.create(harness, tournaments.Plan(name="dated", format="roundrobin",
+                                        games_per_pairing=1, signup_until=closes))
+    (before,) = harness.mail("ann@example.org", "abalone tournament show dated")
+    assert "Sign-up closes:" in before.body and "Sign-up closed:" not in before.body
+    tp.join_all(harness, "dated", PLAYERS)
+    tp.start(harness, "dated")
+    (after,) = harness.mail("ann@example.org", "abalone tournament show dated")
+    assert "Sign-up closed:" in after.body and "Sign-up closes:" not in after.body

@@ -57,6 +57,10 @@ def test_double_round_robin_of_six_by_mail(harness: Harness) -> None:
     assert len(new_boards) == 60
     assert all("Tournament rr, round" in s.body for s in new_boards)
     assert sum(s.subject == "Abalone tournament rr has started" for s in started) == 6
+    # Every round's games run at once: the standings say so, not "round 3".
+    (table,) = harness.mail(f"{E}@example.org", "abalone tournament standings rr")
+    assert "Every round's games are being played at once." in table.body
+    assert "is being played" not in table.body
 
     # f withdraws at once: their ten games are resigned, each a no-show (unrated).
     sent = harness.mail(f"{F}@example.org", f"abalone tournament withdraw rr {F} {F}-pw")
