@@ -37,9 +37,10 @@ from .config import Settings
 from .mail.intake import make_store
 from .mail.listener import IntakeController, make_accepts, start_listener, stop_listener
 from .mail.policy import PolicyServer, start_policy_server
-from .service.bounces import make_bounce_check
 from .mail.sender import Sender
+from .service.bounces import make_bounce_check, record_refusal
 from .service.server_key import ensure_server_key
+from .service.unsubscribe import make_unsubscribe_check
 from .web import UnsubscribeServer, start_http_listener
 from .worker import Handle, PasswordHook, Worker, group_most_for
 from .worker_process import WorkerProcess
@@ -163,7 +164,7 @@ class Server:
         #: The sender stops after the worker (``stop``), to send its last replies.
         self.sender_stop = threading.Event()
         self.worker_wake = threading.Event()
-        self.sender = Sender(self.database, self.settings, self.clock)
+        self.sender = Sender(self.database, self.settings, self.clock, refused=record_refusal)
         #: The robots' dispatcher and lanes: told the boards whose turn the worker
         #: handed to a robot, or to look at every game (after a tick).
         self.robot_lanes: RobotLanes | None = \
@@ -217,7 +218,10 @@ class Server:
             raise _bind_failure(error, self.settings.listen, "ABALONE_PBM_LISTEN") from None
         if self.settings.policy_listen is not None:
             try:
-                self.policy = start_policy_server(self.settings, self.database)
+                self.policy = start_policy_server(
+                    self.settings, self.database,
+                    unsubscribe_is_valid=make_unsubscribe_check(self.settings, self.database),
+                    bounce_is_known=make_bounce_check(self.settings, self.database))
             except OSError as error:
                 stop_listener(self.listener)
                 self.listener = None

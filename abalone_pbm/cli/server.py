@@ -195,6 +195,7 @@ def cmd_send(args: argparse.Namespace) -> int:
     from ..clock import SystemClock
     from ..server import install_stop_signals, open_database
     from ..mail.sender import Sender
+    from ..service.bounces import record_refusal
 
     setup_logging(args)
     try:
@@ -204,7 +205,7 @@ def cmd_send(args: argparse.Namespace) -> int:
         print(f"abalone-pbm send: {error.__class__.__name__}: "
               f"{mask_database_url(str(error))}", file=sys.stderr)
         return 1
-    sender = Sender(database, settings, SystemClock())
+    sender = Sender(database, settings, SystemClock(), refused=record_refusal)
     if args.once:
         sent, failed = sender.drain()
         print(f"abalone-pbm send: sent {sent} mail(s) to {sender.destination}"

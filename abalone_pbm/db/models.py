@@ -323,7 +323,7 @@ class OutboxMail(Base):
         Index("ix_outbox_recipient_created", "recipient", "created_at"),
         # The answers of one mail (rate limits), read after each mail is processed.
         Index("ix_outbox_inbox_id", "inbox_id"),
-        # A delivery report to a bounce address finds its mail (``mail.verp``).
+        # A delivery report to a bounce address finds its mail (``verp``).
         Index("ix_outbox_sender", "sender"),
     )
 

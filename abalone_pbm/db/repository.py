@@ -361,7 +361,7 @@ def enqueue_outbox(
 
     The Message-ID is the message's own (it is kept on every retry); the envelope
     sender is the Return-Path address if the message has one, else a bounce address
-    of its own under its From address (``mail.verp``);
+    of its own under its From address (``verp``);
     the recipient is the one To address (a mail to several people, or with Cc/Bcc,
     is refused: every recipient gets a copy of their own).
     """
@@ -373,7 +373,7 @@ def enqueue_outbox(
         raise ValueError(f"an outgoing mail has exactly one To address, not {len(recipients)}")
     if message.get("Cc") or message.get("Bcc"):
         raise ValueError("an outgoing mail has no Cc or Bcc; send each recipient a copy")
-    from ..mail.verp import bounce_address
+    from ..verp import bounce_address
 
     sender = _address(message.get("Return-Path"))
     if not sender:

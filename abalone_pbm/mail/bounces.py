@@ -16,7 +16,7 @@ anything else (a person's mail, an auto-reply, spam). It reads
 
 and the Message-ID of the returned mail (its ``message/rfc822`` part, its
 ``text/rfc822-headers``, or the copy quoted in a text report), which ties a report that
-did not come to a bounce address (``mail.verp``) to the one mail it is about.
+did not come to a bounce address (``verp``) to the one mail it is about.
 
 What counts against an address is decided here too (``Recipient.counts``): a
 permanent failure, ``Action: failed`` with a 5.x.x status (or a 5xx reply where the

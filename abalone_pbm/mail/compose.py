@@ -21,7 +21,7 @@ from email.policy import SMTPUTF8 as smtputf8_policy
 from email.policy import default as default_policy
 from email.utils import format_datetime, getaddresses
 
-from .verp import bounce_address
+from ..verp import bounce_address
 
 __all__ = ["compose", "compose_mail", "ComposedMail", "new_message_id", "one_address",
            "MAX_LINE", "OUTBOX_POLICY"]
@@ -145,7 +145,7 @@ class ComposedMail:
     """A mail ready for the outbox: its bytes as sent, and its envelope."""
 
     message_id: str
-    #: The envelope sender (the mail's own bounce address, ``mail.verp``) and the one
+    #: The envelope sender (the mail's own bounce address, ``verp``) and the one
     #: recipient, bare addresses.
     sender: str
     recipient: str
@@ -227,7 +227,7 @@ def compose_mail(
     """
     headers = _headers(sender, to, subject, reply_to, in_reply_to, references,
                        auto_submitted, loop_token, date, message_id, list_unsubscribe)
-    # Each mail's envelope sender is a bounce address of its own (``mail.verp``): a
+    # Each mail's envelope sender is a bounce address of its own (``verp``): a
     # delivery report then names the mail it is about without being parsed.
     envelope_sender, recipient = bounce_address(one_address(sender)), one_address(to)
     found_id = next(value for name, value in headers if name == "Message-ID")

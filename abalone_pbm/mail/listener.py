@@ -114,7 +114,7 @@ class IntakeHandler:
     ) -> None:
         self.store = store
         self.accepts = accepts
-        #: Whether a bounce address (``mail.verp``) is one of a mail we sent: a database
+        #: Whether a bounce address (``verp``) is one of a mail we sent: a database
         #: read, run in the thread pool; None: bounce addresses are taken as ``accepts``
         #: says.
         self.bounce_is_known = bounce_is_known
@@ -173,7 +173,7 @@ class IntakeHandler:
 
     def _bounce_taken(self, address: str) -> bool:
         """False for a bounce address that no mail of ours has; True otherwise."""
-        from .verp import BOUNCE_WORD
+        from ..verp import BOUNCE_WORD
 
         local = address.strip().strip("<>").rpartition("@")[0].lower()
         if "+" + BOUNCE_WORD + "." not in local:

@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Callable
 
 from ..config import Settings
 from ..protocol import parse_reply_address
-from .verp import bounce_token
+from ..verp import bounce_token
 from .limits import (
     LISTEN_BACKLOG,
     CappedThreadingServer,
@@ -71,7 +71,7 @@ TokenCheck = Callable[[int, str], bool]
 UnsubscribeCheck = Callable[[str], bool]
 #: The plus-address tag of unsubscribe addresses (``service.unsubscribe.TAG``).
 UNSUBSCRIBE_TAG = "unsub."
-#: ``bounce_is_known(address)``: whether a bounce address (``mail.verp``) is one of a
+#: ``bounce_is_known(address)``: whether a bounce address (``verp``) is one of a
 #: mail we sent (``service.bounces.make_bounce_check``).
 BounceCheck = Callable[[str], bool]
 
@@ -138,18 +138,6 @@ def make_token_check(database: Database) -> TokenCheck:
         return found is not None
 
     return token_is_valid
-
-
-def make_unsubscribe_check(settings: Settings, database: Database) -> UnsubscribeCheck:
-    """An unsubscribe token check: its signature, under the server's key, over what it
-    names (one short read transaction: the user's row, and the key once)."""
-    from ..service.unsubscribe import token_user
-
-    def unsubscribe_is_valid(token: str) -> bool:
-        with database.read() as session:
-            return token_user(session, settings, token) is not None
-
-    return unsubscribe_is_valid
 
 
 def parse_request(lines: list[bytes]) -> dict[str, str]:
@@ -266,8 +254,12 @@ class PolicyServer(CappedThreadingServer):
             RefusalLog("policy service", settings.refused_log_interval))
 
 
-def start_policy_server(settings: Settings, database: Database) -> PolicyServer:
-    """Serve recipient checks on ``settings.policy_listen`` (raises OSError if busy)."""
+def start_policy_server(settings: Settings, database: Database, *,
+                        unsubscribe_is_valid: UnsubscribeCheck = lambda token: False,
+                        bounce_is_known: BounceCheck = lambda address: False) -> PolicyServer:
+    """Serve recipient checks on ``settings.policy_listen`` (raises OSError if busy).
+    The unsubscribe and bounce address checks are the service's, given by ``serve``
+    (this edge of the server reads only its own tables)."""
     assert settings.policy_listen is not None
     host, _, port = settings.policy_listen.rpartition(":")
     caps = listener_caps(settings, with_policy=True)
@@ -281,12 +273,9 @@ def start_policy_server(settings: Settings, database: Database) -> PolicyServer:
             caps.open_files_limit, caps.policy.total, caps.policy.per_client, wanted.total,
             wanted.per_client, needed_open_files(settings, with_policy=True),
         )
-    from ..service.bounces import make_bounce_check
-
     server = PolicyServer(settings, make_token_check(database), host.strip("[]"), int(port),
-                          caps=caps.policy,
-                          unsubscribe_is_valid=make_unsubscribe_check(settings, database),
-                          bounce_is_known=make_bounce_check(settings, database))
+                          caps=caps.policy, unsubscribe_is_valid=unsubscribe_is_valid,
+                          bounce_is_known=bounce_is_known)
     log.info("policy service: at most %d connections, %d per client; idle ones closed "
              "after %g s", caps.policy.total, caps.policy.per_client,
              settings.policy_idle_timeout)

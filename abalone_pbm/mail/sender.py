@@ -53,6 +53,8 @@ from ..config import RelayTarget, Settings
 from ..db.leases import HEARTBEAT_INTERVAL, STALE_AFTER, ProcessIdentity
 from ..db.models import OutboxMail
 from ..db.repository import OutgoingRow
+from sqlalchemy.orm import Session
+
 from .dkim import DkimSigner, load_key
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -510,6 +512,11 @@ class _Recorder:
         return False
 
 
+#: ``(session, settings, recipient, the relay's answer, now)``: a recipient the relay
+#: refused for good at RCPT (see ``Sender.refused``).
+RefusalRecorder = Callable[[Session, Settings, str, str, datetime], object]
+
+
 class Sender:
     """Drains the outbox to ``settings.relay`` (``smtp://host:port``) or the Maildir."""
 
@@ -521,11 +528,16 @@ class Sender:
         *,
         timeout: float = 60.0,
         identity: ProcessIdentity | None = None,
+        refused: RefusalRecorder | None = None,
     ) -> None:
         self.database = database
         self.settings = settings
         self.clock = clock
         self.timeout = timeout
+        #: Counts a relay's permanent refusal of a recipient at RCPT against the
+        #: address, in the transaction that records the outcome (``serve`` and ``send``
+        #: give the service's ``bounces.record_refusal``; None: not counted).
+        self.refused = refused
         self.identity = identity or ProcessIdentity()
         #: Rows handed over by the worker after its commit, already leased to us.
         self._handed: queue.SimpleQueue[list[OutgoingRow]] = queue.SimpleQueue()
@@ -683,7 +695,6 @@ class Sender:
     def _record(self, done: list[tuple[OutgoingRow, Outcome]]) -> None:
         """Record a batch's outcomes in one transaction, then log them."""
         from ..db.repository import mark_failed, mark_retry, record_sent
-        from ..service.bounces import record_refusal
 
         now = self.clock.now()
         gave_up: set[int] = set()
@@ -701,9 +712,9 @@ class Sender:
                         continue
                     if outcome.permanent:
                         mark_failed(session, row, outcome.error or "refused", now)
-                        if outcome.refused_at_rcpt:
-                            record_refusal(session, self.settings, item.recipient,
-                                           outcome.error or "refused", now)
+                        if outcome.refused_at_rcpt and self.refused is not None:
+                            self.refused(session, self.settings, item.recipient,
+                                         outcome.error or "refused", now)
                     else:
                         mark_retry(session, row, outcome.error or "unknown error", now)
                     if row.status == "failed":

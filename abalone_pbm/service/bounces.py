@@ -18,7 +18,7 @@ A valid command from the address (``clear_after_command``), or the admin
 again.
 
 A report is tied to the mail it is about without trusting the report's word for the
-address: at a bounce address (``mail.verp``) the outbox row holding that address names
+address: at a bounce address (``verp``) the outbox row holding that address names
 its recipient; at the game address (or a reply address) only the Message-ID of the
 returned mail can, and it must be the Message-ID of a mail we sent to the address the
 report names. A report that ties to nothing counts against nobody, so a stranger
@@ -41,7 +41,7 @@ from ..config import Settings
 from ..db.models import Address, BounceScore, Game, InboxMail, OutboxMail, User
 from ..db.repository import read_core
 from .bounce_scores import SUPPRESSED, key, record_failure, suppressed_among
-from ..mail import verp
+from .. import verp
 from ..mail.bounces import Recipient, Report, read_report
 
 if TYPE_CHECKING:  # pragma: no cover

@@ -24,6 +24,7 @@ from __future__ import annotations
 import hmac
 import logging
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from email.message import EmailMessage
@@ -33,6 +34,7 @@ from sqlalchemy import delete, select
 from sqlalchemy.orm import Session
 
 from ..config import Settings
+from ..db.session import Database
 from ..db.models import (
     Game, InboxMail, Observer, ServerCounter, Tournament, TournamentEntry, User,
 )
@@ -245,3 +247,14 @@ def how_to_stop(settings: Settings, token: str, what: Unsubscription, *,
         address=address_of(settings, token), url=url_of(settings, token),
     )
 
+
+def make_unsubscribe_check(settings: Settings, database: Database) -> Callable[[str], bool]:
+    """The policy service's unsubscribe token check: its signature, under the server's
+    key, over what it names (one short read transaction: the user's row, and the key
+    once)."""
+
+    def unsubscribe_is_valid(token: str) -> bool:
+        with database.read() as session:
+            return token_user(session, settings, token) is not None
+
+    return unsubscribe_is_valid

@@ -1,6 +1,6 @@
 """Bounce processing: a score per address whose mail bounces (``bounce_scores``), and
 the index that ties a delivery report at a bounce address to its outbox row
-(``outbox.sender`` holds each mail's own bounce address, ``mail.verp``).
+(``outbox.sender`` holds each mail's own bounce address, ``verp``).
 
 Revision ID: 0011
 Revises: 0010

@@ -9,7 +9,7 @@ from email.message import EmailMessage
 
 import pytest
 
-from abalone_pbm.mail.verp import bounce_token
+from abalone_pbm.verp import bounce_token
 from abalone_pbm.db import repository
 from abalone_pbm.db.models import OutboxMail
 from abalone_pbm.db.session import Database
@@ -38,7 +38,7 @@ def test_enqueue_takes_everything_from_the_message(database: Database) -> None:
     with database.read() as session:
         row = session.get_one(OutboxMail, row_id)
         assert row.message_id == "<out1.1@localhost>"
-        # A bounce address of its own under the From address (mail.verp).
+        # A bounce address of its own under the From address (verp).
         assert bounce_token(row.sender, "abalone@localhost") is not None
         assert row.recipient == "fred@example.org"
         assert row.status == "pending" and row.attempts == 0

@@ -1,6 +1,6 @@
 """Bounces through a real Postfix (DESIGN §2.8): the players' server refuses a recipient
 at RCPT, the site's Postfix writes its own delivery report to the mail's bounce address
-(``mail.verp``), the report comes back through LMTP and is counted against the address;
+(``verp``), the report comes back through LMTP and is counted against the address;
 a forged bounce address is refused at RCPT by the policy service.
 
 The site is set up as in test_postfix (the README's recipe on a private Postfix);

@@ -1,4 +1,4 @@
-"""Bounce addresses at RCPT (mail.verp): the policy service and the listener accept the
+"""Bounce addresses at RCPT (verp): the policy service and the listener accept the
 bounce address of a mail we sent and refuse a forged one with 5xx; a database fault is
 a 4xx, never a refusal."""
 

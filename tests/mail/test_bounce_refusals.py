@@ -13,6 +13,7 @@ from abalone_pbm.db.models import BounceScore, OutboxMail
 from abalone_pbm.db.repository import enqueue_outbox
 from abalone_pbm.mail.compose import compose
 from abalone_pbm.mail.sender import Sender
+from abalone_pbm.service.bounces import record_refusal
 
 #: What the refusing relay answers at RCPT, by recipient.
 ANSWERS = {
@@ -46,7 +47,7 @@ def test_relay_refusals_at_rcpt(database, make_settings, clock) -> None:  # type
                     sender=OURS, to=to, subject="Abalone help", body="help\n",
                     loop_token=OURS, date=clock.now())
                 enqueue_outbox(session, message, clock.now())
-        sender = Sender(database, settings, clock)
+        sender = Sender(database, settings, clock, refused=record_refusal)
         sender.drain()
     finally:
         relay.stop()

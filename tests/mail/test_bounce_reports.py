@@ -8,7 +8,7 @@ import time
 import pytest
 
 from abalone_pbm.mail.bounces import read_report
-from abalone_pbm.mail.verp import bounce_address, bounce_token, canonical_bounce_address
+from abalone_pbm.verp import bounce_address, bounce_token, canonical_bounce_address
 from abalone_pbm.worker import parse_mail
 
 OURS = "abalone@pbm.example.org"

@@ -9,7 +9,7 @@ from email.policy import default as default_policy
 
 import pytest
 
-from abalone_pbm.mail.verp import bounce_token
+from abalone_pbm.verp import bounce_token
 from abalone_pbm.mail.compose import compose, new_message_id, one_address
 
 WHEN = datetime(2026, 3, 1, 9, 30, tzinfo=timezone.utc)
@@ -163,7 +163,7 @@ def test_outbox_bytes_are_those_of_the_email_package(subject, body, to, reply_to
     assert _same_boundary(composed.raw) == _same_boundary(
         compose(**arguments).as_bytes(policy=smtp_policy))
     assert composed.message_id == "<fixed.1@example.org>"
-    # The envelope sender is the mail's own bounce address (mail.verp).
+    # The envelope sender is the mail's own bounce address (verp).
     assert bounce_token(composed.sender, "abalone@example.org") is not None
     assert composed.recipient == "fred@example.net" if "fr.ed" not in to else True
 

@@ -17,7 +17,7 @@ from abalone_pbm.db.models import OutboxMail
 from abalone_pbm.db.repository import enqueue_outbox
 from abalone_pbm.mail.compose import compose
 from abalone_pbm.mail.sender import Sender
-from abalone_pbm.mail.verp import bounce_token
+from abalone_pbm.verp import bounce_token
 
 
 def _queue(database, clock, recipients, **extra) -> list[str]:
@@ -63,7 +63,7 @@ def test_mail_goes_to_the_relay_untouched(database, make_settings, clock, relay,
     # Mails to different recipients may go over different connections, side by side.
     received = sorted(relay.received, key=lambda got: recipients.index(got.rcpt_tos[0]))
     for got, row, message_id, recipient in zip(received, rows, ids, recipients):
-        # The mail's own bounce address (mail.verp), as the outbox row holds it.
+        # The mail's own bounce address (verp), as the outbox row holds it.
         assert got.mail_from == row.sender and bounce_token(got.mail_from, OURS)
         assert got.rcpt_tos == [recipient]  # one recipient per mail
         assert got.raw == bytes(row.raw)  # byte for byte as queued

@@ -17,7 +17,7 @@ from email.policy import default as default_policy
 import pytest
 from mail_helpers import OURS, person_mail, wait_for
 
-from abalone_pbm.mail.verp import bounce_token
+from abalone_pbm.verp import bounce_token
 from abalone_pbm.clock import SystemClock
 from abalone_pbm.server import Server, serve
 
@@ -39,7 +39,7 @@ def test_a_mail_in_is_answered_through_the_relay(database, make_settings, echo, 
     finally:
         server.stop()
     (got,) = relay.received
-    # The envelope sender is the mail's own bounce address (mail.verp).
+    # The envelope sender is the mail's own bounce address (verp).
     assert got.rcpt_tos == ["fred@example.net"] and bounce_token(got.mail_from, OURS)
     answer = email.message_from_bytes(got.raw, policy=default_policy)
     assert answer["In-Reply-To"] == "<mail-1@example.net>"

@@ -11,7 +11,8 @@ import pytest
 from sqlalchemy import select
 
 from abalone_pbm.db.models import Observer, User
-from abalone_pbm.mail.policy import DUNNO, make_unsubscribe_check, recipient_action
+from abalone_pbm.mail.policy import DUNNO, recipient_action
+from abalone_pbm.service.unsubscribe import make_unsubscribe_check
 from abalone_pbm.service.server_key import ensure_server_key, server_key
 from abalone_pbm.service.unsubscribe import parse_token, token_in_local_part
 
