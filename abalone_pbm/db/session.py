@@ -21,6 +21,7 @@ can still be read after it (but relationships not loaded yet cannot).
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import logging
 import os
@@ -140,9 +141,10 @@ def _create_empty(path: Path, mode: int) -> None:
     finally:
         os.close(fd)
     try:
-        os.link(temporary, path)
-    except FileExistsError:
-        pass  # made meanwhile (another process): its mode is checked by the caller
+        # Another process may have made it meanwhile: then its file stands, and the
+        # caller checks its mode as any existing file's.
+        with contextlib.suppress(FileExistsError):
+            os.link(temporary, path)
     finally:
         temporary.unlink()
 
