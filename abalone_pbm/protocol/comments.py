@@ -7,9 +7,9 @@ signature, and the lines mail programs add (client lines, banners) are never rea
 
 from __future__ import annotations
 
-from .new_text import read_new_text, split_lines
+from .new_text import read_new_text
 
-__all__ = ["extract_comment", "multiple_lines", "split_lines"]
+__all__ = ["extract_comment", "multiple_lines"]
 
 
 def extract_comment(body: str) -> str:

@@ -108,16 +108,6 @@ def _visible(text: str) -> str:
     return text
 
 
-def clean_line(line: str) -> str:
-    """A line without invisible characters, odd blanks as spaces, no trailing blanks."""
-    return line.translate(_INVISIBLE).rstrip()
-
-
-def split_lines(body: str) -> list[str]:
-    """The lines of a body, whatever its line ends."""
-    return body.replace("\r\n", "\n").replace("\r", "\n").split("\n")
-
-
 def is_quoted(stripped: str) -> bool:
     return stripped.startswith(">")
 
@@ -333,10 +323,7 @@ class _Reader:
             label = header_label(self.stripped(position).lstrip("> "))
             if label is None:
                 break
-            known_here = label in vocabulary.HEADER_LABELS
-            if known and known_here:
-                labels += 1
-            elif not known:
+            if label in vocabulary.HEADER_LABELS or not known:
                 labels += 1
             addressed = addressed or "@" in self.stripped(position) or (
                 "abalone" in self.stripped(position).lower())
@@ -433,7 +420,7 @@ class _Reader:
             self.kept.append((index, kept_line))
             taken_chars += len(kept_line)
             index += 1
-        return NewText(_tidy([line for _, line in self.kept]), self.had_old_mail, unread)
+        return NewText(tidy([line for _, line in self.kept]), self.had_old_mail, unread)
 
 
 def _command_shaped(line: str) -> bool:
@@ -443,7 +430,7 @@ def _command_shaped(line: str) -> bool:
         looks_like_move(bare))
 
 
-def _tidy(lines: Sequence[str]) -> tuple[str, ...]:
+def tidy(lines: Sequence[str]) -> tuple[str, ...]:
     """No blank lines around, runs of blank lines made one."""
     out: list[str] = []
     for line in lines:

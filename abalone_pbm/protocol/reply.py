@@ -31,7 +31,7 @@ import re
 from dataclasses import dataclass, replace
 from typing import Iterable
 
-from .new_text import NewText, read_new_text
+from .new_text import NewText, read_new_text, tidy
 from .reply_vocabulary import GREETING_WORDS
 from .words import GAME_WORD, SUBJECT_PREFIX_RE, is_compact_move, whole_number
 
@@ -128,23 +128,12 @@ def read_reply(body: str) -> ReplyReading:
             first_line = line.strip()
         action = command_of_line(line)
         if action is not None:
-            comment = "\n".join(_without_blank_ends(lines[:index] + lines[index + 1:]))
+            comment = "\n".join(tidy(lines[:index] + lines[index + 1:]))
             return ReplyReading(new_text, replace(action, comment=comment), None, False)
         if is_greeting(line):
             continue
         return ReplyReading(new_text, None, line.strip(), looks_like_command(line))
     return ReplyReading(new_text, None, first_line, False)
-
-
-def _without_blank_ends(lines: Iterable[str]) -> list[str]:
-    out: list[str] = []
-    for line in lines:
-        if not line.strip() and (not out or not out[-1].strip()):
-            continue  # no blank line first, none doubled where the move line was
-        out.append(line)
-    while out and not out[-1].strip():
-        out.pop()
-    return out
 
 
 def parse_reply_body(body: str) -> ReplyAction | None:
