@@ -22,6 +22,7 @@ import sys
 import tempfile
 import threading
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from email.message import EmailMessage
 from pathlib import Path
@@ -144,16 +145,17 @@ class Site:
         raise AssertionError(f"Postfix accepted a mail to {to}")
 
 
-@pytest.fixture(scope="module")
-def site() -> Iterator[Site]:
+@contextmanager
+def running_site(internet: Internet, prefix: str) -> Iterator[Site]:
+    """The site as the README sets it up, with ``internet`` as the players' servers
+    (skips the test module, saying why, where Postfix cannot be installed)."""
     try:
         install_postfix()
     except PostfixUnavailable as why:
         pytest.skip(f"no real Postfix: {why}")
     # Not under pytest's tmp_path: Postfix's daemons (user postfix) must reach the queue.
-    root = Path(tempfile.mkdtemp(prefix="abalone-postfix-"))
+    root = Path(tempfile.mkdtemp(prefix=prefix))
     root.chmod(0o755)
-    internet = Internet()
     internet_port = free_port()
     sink = Controller(internet, hostname="127.0.0.1", port=internet_port)
     sink.start()
@@ -192,6 +194,12 @@ def site() -> Iterator[Site]:
         sink.stop()
         if os.environ.get("ABALONE_KEEP_POSTFIX") is None:
             subprocess.run(["rm", "-rf", str(root)], check=False)
+
+
+@pytest.fixture(scope="module")
+def site() -> Iterator[Site]:
+    with running_site(Internet(), "abalone-postfix-") as result:
+        yield result
 
 
 def _reply_address(message: EmailMessage) -> str:

@@ -10,22 +10,17 @@ be installed.
 
 from __future__ import annotations
 
-import os
 import smtplib
-import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 from typing import Iterator
 
 import pytest
-from aiosmtpd.controller import Controller
 from sqlalchemy import select
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from postfix import PostfixInstance, PostfixUnavailable, install_postfix  # noqa: E402
-from test_postfix import GAME, SETUP, Internet, Site, free_port  # noqa: E402
+from test_postfix import GAME, Internet, Site, running_site  # noqa: E402
 
 from abalone_pbm.db.models import BounceScore, InboxMail, OutboxMail  # noqa: E402
 from abalone_pbm.db.session import Database  # noqa: E402
@@ -46,49 +41,8 @@ class RefusingInternet(Internet):
 
 @pytest.fixture(scope="module")
 def site() -> Iterator[Site]:
-    try:
-        install_postfix()
-    except PostfixUnavailable as why:
-        pytest.skip(f"no real Postfix: {why}")
-    root = Path(tempfile.mkdtemp(prefix="abalone-postfix-bounces-"))
-    root.chmod(0o755)
-    internet = RefusingInternet()
-    internet_port = free_port()
-    sink = Controller(internet, hostname="127.0.0.1", port=internet_port)
-    sink.start()
-    postfix = PostfixInstance(root / "postfix", free_port())
-    site_transport = postfix.config_dir / "site-transport.regexp"
-    postfix.create({
-        "transport_maps": f"regexp:{site_transport}",
-        "smtpd_recipient_restrictions": "permit_mynetworks, reject_unauth_destination",
-    })
-    site_transport.write_text(f"/@players\\.test$/ smtp:[127.0.0.1]:{internet_port}\n")
-    lmtp, policy = f"127.0.0.1:{free_port()}", f"127.0.0.1:{free_port()}"
-    setup = subprocess.run(
-        ["sh", str(SETUP), "-c", str(postfix.config_dir), "-l", lmtp, "-p", policy, GAME],
-        capture_output=True, text=True, timeout=60,
-    )
-    assert setup.returncode == 0, setup.stderr
-    workdir = root / "abalone"
-    workdir.mkdir()
-    env = dict(os.environ)
-    env.update(
-        ABALONE_PBM_ADDRESS=GAME, ABALONE_PBM_LMTP="on", ABALONE_PBM_LISTEN=lmtp,
-        ABALONE_PBM_POLICY_LISTEN=policy,
-        ABALONE_PBM_RELAY=f"smtp://127.0.0.1:{postfix.smtp_port}",
-        ABALONE_PBM_DATABASE_URL=f"sqlite:///{workdir / 'abalone-pbm.sqlite3'}",
-    )
-    result = Site(postfix, internet, workdir, env)
-    try:
-        postfix.start()
-        result.start_server()
+    with running_site(RefusingInternet(), "abalone-postfix-bounces-") as result:
         yield result
-    finally:
-        result.stop_server()
-        postfix.stop()
-        sink.stop()
-        if os.environ.get("ABALONE_KEEP_POSTFIX") is None:
-            subprocess.run(["rm", "-rf", str(root)], check=False)
 
 
 def _database(site: Site) -> Database:

@@ -10,6 +10,8 @@ from datetime import datetime
 from email.message import EmailMessage
 from typing import Callable
 
+import pytest
+
 from abalone_pbm.db.models import InboxMail
 from abalone_pbm.db.repository import enqueue_outbox
 from abalone_pbm.mail.compose import compose
@@ -32,6 +34,11 @@ def wait_for(condition: Callable[[], object], timeout: float = 15.0) -> None:
             return
         time.sleep(0.02)
     raise AssertionError("condition not met in time")
+
+
+def flood_lines(caplog: pytest.LogCaptureFixture) -> list[str]:
+    """The connection caps' flood log lines captured so far."""
+    return [r.getMessage() for r in caplog.records if r.name == "abalone_pbm.mail.limits"]
 
 
 @dataclass

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Callable, Iterator
 
 import pytest
+from mail_helpers import flood_lines, wait_for
 
 from abalone_pbm.config import Settings, load_settings
 from abalone_pbm.mail.listener import (
@@ -117,19 +118,6 @@ def closed_by_server(sock: socket.socket) -> bool:
     except ConnectionResetError:
         pass
     return True
-
-
-def wait_for(condition: Callable[[], object], timeout: float = 10.0) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if condition():
-            return
-        time.sleep(0.02)
-    raise AssertionError("condition not met in time")
-
-
-def flood_lines(caplog: pytest.LogCaptureFixture) -> list[str]:
-    return [r.getMessage() for r in caplog.records if r.name == "abalone_pbm.mail.limits"]
 
 
 def test_clients_count_by_ipv4_address_or_ipv6_slash_64() -> None:

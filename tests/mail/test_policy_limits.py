@@ -11,6 +11,7 @@ import time
 from typing import Callable, Iterator
 
 import pytest
+from mail_helpers import flood_lines, wait_for
 
 from abalone_pbm.config import Settings
 from abalone_pbm.mail import policy
@@ -76,19 +77,6 @@ def closed_by_server(sock: socket.socket) -> bool:
         return sock.recv(1) == b""
     except ConnectionResetError:
         return True
-
-
-def wait_for(condition: Callable[[], object], timeout: float = 10.0) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if condition():
-            return
-        time.sleep(0.02)
-    raise AssertionError("condition not met in time")
-
-
-def flood_lines(caplog: pytest.LogCaptureFixture) -> list[str]:
-    return [r.getMessage() for r in caplog.records if r.name == "abalone_pbm.mail.limits"]
 
 
 def test_over_the_per_client_cap_connections_are_closed_and_others_are_answered(
