@@ -75,6 +75,8 @@ def without_bidi_controls(text: str) -> str:
     (a move, a name) read as others, and without them the letters alone set the order,
     so right-to-left writing still reads as written.  Linear in the text's length."""
     return text.translate(_WITHOUT_BIDI)
+
+
 #: What stands for a character that could not be read or kept.
 REPLACEMENT = "\ufffd"
 _BLANKS = re.compile(r"\s+")
@@ -254,7 +256,7 @@ def error_summary(error: BaseException, limit: int = 4000) -> str:
 #: Headers are decoded in pieces of about this many characters (see
 #: ``decode_encoded_words``).
 _DECODE_PIECE = 2000
-_BLANKS = re.compile(r"[ \t]+")
+_HEADER_BLANKS = re.compile(r"[ \t]+")  # where a long header is cut (not _BLANKS)
 _TOKEN = re.compile(r"[^ \t]+")
 #: An encoded word as ``decode_header`` finds one (its own pattern, whole token).
 _ENCODED_WORD = re.compile(r"=\?[^?]*?\?[qQbB]\?.*?\?=", re.DOTALL)
@@ -280,7 +282,7 @@ def decode_encoded_words(text: str, piece: int = _DECODE_PIECE) -> str:
         return _decode_piece(text)
     out: list[str] = []
     start = 0
-    for blanks in _BLANKS.finditer(text):
+    for blanks in _HEADER_BLANKS.finditer(text):
         if blanks.start() - start < piece:
             continue
         left = text[start:blanks.start()]
