@@ -174,10 +174,6 @@ def _plain_header(name: str, value: str) -> bool:
     return _PLAIN_TEXT.fullmatch(value) is not None and value == value.strip()
 
 
-#: The policy the outbox's bytes are written with (``compose(...).as_bytes(policy=...)``).
-_SMTP_POLICY = smtp_policy
-
-
 #: Headers written as composed, folded where ``_headers`` folded them: the email
 #: package would turn a URI longer than a line into encoded words, which no mail
 #: program reads as a URI (RFC 2369 allows folding between the URIs only).
@@ -200,7 +196,7 @@ def _header_text(name: str, value: str) -> str | None:
         return f"{name}: {value}"
     if name in _ADDRESS_HEADERS:
         return None
-    folded = _SMTP_POLICY.fold(name, _SMTP_POLICY.header_store_parse(name, value)[1])
+    folded: str = smtp_policy.fold(name, smtp_policy.header_store_parse(name, value)[1])
     return folded.replace("\r\n", "\n").rstrip("\n")
 
 

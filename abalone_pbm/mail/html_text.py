@@ -437,6 +437,15 @@ def html_to_text(markup: str) -> str:
     return reader.finish()
 
 
+def _tag_end(markup: str, after_name: int) -> int | None:
+    """The position after the ">" that ends the tag whose name ends at ``after_name``;
+    None when the tag is never closed (it runs to the end of the markup)."""
+    if markup.startswith(">", after_name):
+        return after_name + 1
+    rest = _TAG_REST.match(markup, after_name)
+    return None if rest is None else rest.end()
+
+
 def _markup(reader: _Reader, markup: str, lt: int) -> int:
     """Read the markup at ``lt`` (a "<"); the position after it (``len(markup)`` when it
     runs to the end)."""
@@ -446,14 +455,9 @@ def _markup(reader: _Reader, markup: str, lt: int) -> int:
         if name_match is None:  # "</>" is nothing, "</3" a bogus comment
             close = markup.find(">", lt + 2)
             return size if close < 0 else close + 1
-        after_name = name_match.end()
-        if markup.startswith(">", after_name):
-            tag_end = after_name + 1
-        else:
-            rest = _TAG_REST.match(markup, after_name)
-            if rest is None:
-                return size
-            tag_end = rest.end()
+        tag_end = _tag_end(markup, name_match.end())
+        if tag_end is None:
+            return size
         name = name_match.group().lower()
         reader.end(name, _FLAGS.get(name, 0))
         return tag_end
@@ -472,13 +476,9 @@ def _markup(reader: _Reader, markup: str, lt: int) -> int:
         reader.text("<")
         return lt + 1
     after_name = name_match.end()
-    if markup.startswith(">", after_name):
-        tag_end = after_name + 1
-    else:
-        rest = _TAG_REST.match(markup, after_name)
-        if rest is None:
-            return size
-        tag_end = rest.end()
+    tag_end = _tag_end(markup, after_name)
+    if tag_end is None:
+        return size
     name = name_match.group().lower()
     flags = _FLAGS.get(name, 0)
     if not flags:

@@ -13,7 +13,6 @@ import re
 import threading
 from dataclasses import dataclass
 from datetime import datetime
-from email.header import decode_header, make_header
 from email.message import Message
 from email.parser import BytesHeaderParser
 from email.policy import compat32
@@ -33,7 +32,7 @@ from ..protocol.registry import match_spec, matched_length
 from ..protocol.reply import parse_reply_address
 from ..protocol.words import BARE_GAME_COMMANDS, GAME_WORD, SUBJECT_PREFIX_RE, board_number
 from .idempotency import clean_message_id, inbox_key
-from .validation import one_line
+from .validation import decode_encoded_words, one_line
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..db.session import Database
@@ -138,13 +137,7 @@ def _subject_text(headers: Message) -> str:
     value = headers.get("Subject")
     if value is None:
         return ""
-    text = str(value)[:4 * _SUBJECT_PREFIX_READ]
-    if "=?" not in text:
-        return text
-    try:
-        return str(make_header(decode_header(text)))
-    except Exception:  # a malformed encoded word: read as it came
-        return text
+    return decode_encoded_words(str(value)[:4 * _SUBJECT_PREFIX_READ])  # as the worker does
 
 
 #: Where the worker looks for the reply address of a mail delivered without its
