@@ -213,6 +213,10 @@ class _Read:
     #: Whether the reader ran (on the stored row, or on the row to be stored).
     read: bool = False
 
+    def holds(self, raw: bytes, envelope: tuple[str, str]) -> bool:
+        """Whether this reading is of these bytes and envelope."""
+        return self.raw == raw and self.envelope == envelope
+
 
 class _ReadFailed(Exception):
     """The mail's reading ahead raised; its record (``summary``) parks the mail."""
@@ -451,9 +455,7 @@ class Worker:
                 mails += next_waiting_inbox(session, self.look_ahead,
                                             exclude=self.set_aside | {first_id})
                 for mail in mails:
-                    message = self._read_row(mail.dedup_key, bytes(mail.raw),
-                                             mail.envelope_from or "", mail.envelope_to or "",
-                                             mail, session).message
+                    message = self._read_stored(mail, session).message
                     if message is None:
                         continue  # its reading failed: parked when it is taken
                     if self._reason_to_drop(session, mail, message, now,
@@ -496,8 +498,12 @@ class Worker:
         for mail in waiting:
             if time.monotonic() > deadline:
                 return
-            self._read_row(mail.dedup_key, bytes(mail.raw), mail.envelope_from or "",
-                           mail.envelope_to or "", mail)
+            self._read_stored(mail)
+
+    def _read_stored(self, mail: InboxMail, session: Session | None = None) -> _Read:
+        """``_read_row`` for a stored row."""
+        return self._read_row(mail.dedup_key, bytes(mail.raw), mail.envelope_from or "",
+                              mail.envelope_to or "", mail, session)
 
     def _read_row(self, key: str, raw: bytes, envelope_from: str, envelope_to: str,
                   mail: InboxMail | None, session: Session | None = None) -> _Read:
@@ -507,7 +513,7 @@ class Worker:
         reading raises is kept as the mail's failure, never raised here."""
         envelope = (envelope_from, envelope_to)
         read = self._reads.get(key)
-        if read is not None and (read.raw != raw or read.envelope != envelope):
+        if read is not None and not read.holds(raw, envelope):
             read = None  # another delivery with the same key: read what is stored
         if read is None:
             read = _Read(raw, envelope, None, None, None)
@@ -562,8 +568,8 @@ class Worker:
     def _take_read(self, mail: InboxMail) -> _Read | None:
         """What was read ahead of this stored mail, if it was read from its very bytes."""
         read = self._reads.pop(mail.dedup_key, None)
-        if read is None or read.raw != bytes(mail.raw) or read.envelope != (
-                mail.envelope_from or "", mail.envelope_to or ""):
+        if read is None or not read.holds(bytes(mail.raw), (mail.envelope_from or "",
+                                                            mail.envelope_to or "")):
             return None
         return read
 

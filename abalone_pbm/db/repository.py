@@ -30,6 +30,7 @@ from sqlalchemy.sql.expression import Executable
 from sqlalchemy.orm import Session, joinedload
 from sqlalchemy.orm.attributes import set_committed_value
 
+from ..verp import bounce_address
 from .column_checks import check_values
 from .models import (
     WRITTEN_DIRECTLY, Address, Game, InboxMail, MailSender, OutboxMail, Seat, User,
@@ -373,8 +374,6 @@ def enqueue_outbox(
         raise ValueError(f"an outgoing mail has exactly one To address, not {len(recipients)}")
     if message.get("Cc") or message.get("Bcc"):
         raise ValueError("an outgoing mail has no Cc or Bcc; send each recipient a copy")
-    from ..verp import bounce_address
-
     sender = _address(message.get("Return-Path"))
     if not sender:
         sender = _address(message.get("From"))

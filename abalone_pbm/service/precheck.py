@@ -24,7 +24,8 @@ from .. import protocol
 from ..config import Settings
 from ..db import repository
 from ..db.models import InboxMail, User
-from ..mail.decoding import _decode_part, _text_parts, extract_body_texts
+from ..mail.decoding import _decode_part, _text_parts
+from ..mail.html_text import html_to_text
 from ..mail.validation import clean_text
 from . import limits, passwords, rates
 from .context import MailContext
@@ -90,12 +91,14 @@ def _body_text(message: EmailMessage) -> str:
     ``choose_reply_text`` chooses, the HTML part turned into text only when the text
     part's new text has no command (a 200 KB quoted thread's markup costs milliseconds)."""
     plain_part, markup_part = _text_parts(message)
-    if plain_part is not None and markup_part is not None:
-        plain = clean_text(_decode_part(plain_part), keep_newlines=True)
-        if protocol.reply.read_reply(plain).action is not None:
-            return plain  # (choose_reply_text's first answer, whatever the HTML holds)
-    texts = extract_body_texts(message)
-    return protocol.reply.choose_reply_text(texts.plain, texts.html)
+    plain = None if plain_part is None else clean_text(_decode_part(plain_part),
+                                                       keep_newlines=True)
+    if markup_part is None:
+        return plain if plain is not None else ""
+    if plain is not None and protocol.reply.read_reply(plain).action is not None:
+        return plain  # (choose_reply_text's first answer, whatever the HTML holds)
+    html = clean_text(html_to_text(_decode_part(markup_part)), keep_newlines=True)
+    return protocol.reply.choose_reply_text(plain, html)
 
 
 def reply_target(
