@@ -17,7 +17,8 @@ import base64
 import re
 import secrets
 
-__all__ = ["BOUNCE_WORD", "bounce_address", "bounce_token", "TOKEN_LENGTH"]
+__all__ = ["BOUNCE_WORD", "bounce_address", "bounce_token", "canonical_bounce_address",
+           "TOKEN_LENGTH"]
 
 #: The word after the ``+`` that marks a bounce address (no reply address starts so:
 #: theirs is a board number).
@@ -34,7 +35,7 @@ def bounce_address(our_address: str) -> str:
     if not at or not local or not domain:
         return our_address
     token = base64.b32encode(secrets.token_bytes(10)).decode("ascii").lower()
-    return f"{local.split('+', 1)[0]}+{BOUNCE_WORD}.{token}@{domain}"
+    return canonical_bounce_address(token, our_address)
 
 
 def bounce_token(address: str, our_address: str) -> str | None:

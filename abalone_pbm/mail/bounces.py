@@ -219,7 +219,8 @@ def _typed_address(value: str) -> str:
     return found.group(1).lower() if found else ""
 
 
-def _status_of(value: str) -> str:
+def status_of(value: str) -> str:
+    """The first enhanced status code in ``value`` (``5.1.1``), or ""."""
     found = _STATUS.search(value)
     return ".".join(found.groups()) if found else ""
 
@@ -235,7 +236,7 @@ def _dsn_recipients(blocks: list[dict[str, str]]) -> list[Recipient]:
         diagnostic = fields.get("diagnostic-code", "")
         _kind, semicolon, rest = diagnostic.partition(";")
         diagnostic = _one_line(rest if semicolon else diagnostic)
-        status = _status_of(fields.get("status", "")) or _status_of(diagnostic)
+        status = status_of(fields.get("status", "")) or status_of(diagnostic)
         found.append(Recipient(address, action, status, diagnostic))
     return found[:MOST_RECIPIENTS]
 
@@ -356,12 +357,12 @@ def _text_recipients(report: str, action: str, envelope_hint: list[str],
     ends = [start for start, _ in found[1:]] + [len(report)]
     for (start, address), end in zip(found, ends):
         window = report[start:min(end, start + 2000)]
-        status = _status_of(window)
+        status = status_of(window)
         reply = _REPLY.search(window)
         diagnostic = _one_line(window[reply.start():]) if reply else ""
         recipients.append(Recipient(address, action, status, diagnostic))
     if not recipients:
-        status = _status_of(report)
+        status = status_of(report)
         reply = _REPLY.search(report)
         recipients.append(Recipient("", action, status,
                                     _one_line(report[reply.start():]) if reply else ""))

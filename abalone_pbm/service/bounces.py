@@ -42,7 +42,7 @@ from ..db.models import Address, BounceScore, Game, InboxMail, OutboxMail, User
 from ..db.repository import read_core
 from .bounce_scores import SUPPRESSED, key, record_failure, suppressed_among
 from .. import verp
-from ..mail.bounces import Recipient, Report, read_report
+from ..mail.bounces import Recipient, Report, read_report, status_of
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..db.session import Database
@@ -51,9 +51,6 @@ __all__ = ["Unreachable", "take_report", "record_refusal", "count_failure",
            "unreachable_players", "make_bounce_check"]
 
 log = logging.getLogger(__name__)
-
-
-
 
 
 # -- counting -------------------------------------------------------------------------
@@ -75,19 +72,11 @@ def record_refusal(session: Session, settings: Settings, address: str, error: st
                    now: datetime) -> BounceScore | None:
     """The relay refused ``address`` at RCPT with ``error`` (``550 5.1.1 …``): counted
     as a report's failure would be (a 5.7.x policy refusal is not); None when not."""
-    status = _status_in(error)
-    refusal = Recipient(key(address), "failed", status, error)
+    refusal = Recipient(key(address), "failed", status_of(error), error)
     if not refusal.counts:
         log.info("relay refused %s, not counted against it: %s", key(address), error)
         return None
     return count_failure(session, settings, address, f"refused by the relay: {error}", now)
-
-
-def _status_in(text: str) -> str:
-    from ..mail.bounces import _STATUS
-
-    found = _STATUS.search(text)
-    return ".".join(found.groups()) if found else ""
 
 
 def _tell_owner(session: Session, settings: Settings, row: BounceScore,
@@ -102,7 +91,8 @@ def _tell_owner(session: Session, settings: Settings, row: BounceScore,
     ctx = MailContext(session=session, settings=settings, now=now, sender=settings.address)
     for user in users:
         others = [a.address for a in user.addresses if a.confirmed and a.address != row.address]
-        others = [a for a in others if a not in suppressed_among(session, others)]
+        suppressed = suppressed_among(session, others)
+        others = [a for a in others if a not in suppressed]
         body = (
             f"Mail from the Abalone server to {row.address}, an address of {user.userid}, "
             f"bounces since {_when(row.first_at)} (the last time: {row.last_reason}).\n\n"
@@ -160,20 +150,24 @@ def take_report(session: Session, settings: Settings, mail: InboxMail,
     return "delivery report: " + _by_message_id(session, settings, report, now)
 
 
+def _sent_with(session: Session, settings: Settings, token: str) -> OutboxMail | None:
+    """The outbox row whose bounce address holds ``token`` (one indexed read)."""
+    return session.scalars(
+        select(OutboxMail).where(
+            OutboxMail.sender == verp.canonical_bounce_address(token, settings.address))
+        .limit(1)).first()
+
+
 def _at_bounce_address(session: Session, settings: Settings, message: EmailMessage,
                        envelope_from: str, token: str, now: datetime) -> str:
     from ..mail.guards import auto_reply_reason
 
-    sent = session.scalars(
-        select(OutboxMail).where(
-            OutboxMail.sender == verp.canonical_bounce_address(token, settings.address))
-        .limit(1)).first()
+    sent = _sent_with(session, settings, token)
     if sent is None:
         return "mail to an unknown bounce address: not counted"
     report = read_report(message, envelope_from, settings.address_domain)
-    if report is None or (report.form != "RFC 3464"
-                          and auto_reply_reason(message, auto_submitted=False)):
-        why = auto_reply_reason(message, auto_submitted=False)
+    why = auto_reply_reason(message, auto_submitted=False)
+    if report is None or (report.form != "RFC 3464" and why):
         what = f"an auto-reply ({why})" if why else "no delivery report"
         return f"mail to the bounce address of outbox {sent.id}: {what}; not counted"
     return (f"delivery report ({report.form}) for outbox {sent.id}: "
