@@ -903,18 +903,18 @@ _DIGIT_RE = re.compile(r"\d")
 _CELLS_RE = re.compile(r"(?:[a-z]\d{1,2}[-,]?)+(?:#\d*)?", re.IGNORECASE)
 
 
-def _first_lowered(line: str, start: int) -> list[str]:
-    """The first words from ``start`` (as many as a command's words), lower case."""
+def _first_lowered(line: str, start: int, more: int = 1) -> list[str]:
+    """The first words from ``start`` (as many as a command's words and ``more``), lower
+    case."""
     return [found.group().lower() for _, found in
-            zip(range(_LONGEST_COMMAND + 1), _TOKEN_RE.finditer(line, start))]
+            zip(range(_LONGEST_COMMAND + more), _TOKEN_RE.finditer(line, start))]
 
 
 def _secret_command_at(line: str, start: int, *, userid_next: bool = False) -> bool:
     """Whether the words from ``start`` begin a command that has a password; with
     ``userid_next``, also followed by a userid (after a board number, if any), as a
     command written after another on its line is (not a list of command words)."""
-    lowered = [found.group().lower() for _, found in
-               zip(range(_LONGEST_COMMAND + 3), _TOKEN_RE.finditer(line, start))]
+    lowered = _first_lowered(line, start, more=3)
     found = _recognise(lowered)
     if found is None or not found[0].secret:
         return False

@@ -49,7 +49,7 @@ from dataclasses import dataclass
 from typing import Sequence
 
 from . import reply_vocabulary as vocabulary
-from .words import looks_like_move
+from .words import REPLY_ACTIONS, looks_like_move
 
 #: Blanks that are not spaces (no-break, narrow, figure, ideographic) and the invisible
 #: characters that stand between words (zero-width space, word joiner, byte-order
@@ -426,8 +426,7 @@ class _Reader:
 def _command_shaped(line: str) -> bool:
     """A one-word reply action or a move: never taken for part of a banner."""
     bare = line.strip(" .!*_").lower()
-    return bare in ("resign", "propose", "undo", "accept", "reject", "show") or (
-        looks_like_move(bare))
+    return bare in REPLY_ACTIONS or looks_like_move(bare)
 
 
 def tidy(lines: Sequence[str]) -> tuple[str, ...]:

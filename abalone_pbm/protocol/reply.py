@@ -33,10 +33,8 @@ from typing import Iterable
 
 from .new_text import NewText, read_new_text, tidy
 from .reply_vocabulary import GREETING_WORDS
-from .words import GAME_WORD, SUBJECT_PREFIX_RE, is_compact_move, whole_number
-
-#: What the first line of a reply to a board mail may be, besides a move.
-REPLY_ACTIONS = ("resign", "propose", "undo", "accept", "reject", "show")
+from .words import (GAME_WORD, REPLY_ACTIONS, SUBJECT_PREFIX_RE, is_compact_move,
+                    whole_number)
 
 #: Words that begin a line written as a command (a line beginning with one of them that
 #: is not a command is a mistyped one, never prose to pass over).

@@ -15,6 +15,8 @@ MAX_USERID_LENGTH = 20
 MIN_PLAYERS, MAX_PLAYERS = 2, 6
 #: Words ``abalone move`` accepts instead of a move (``resign`` becomes ``Resign``).
 MOVE_ACTIONS = ("propose", "undo", "accept", "reject", "resign")
+#: What a reply to a board mail may be instead of a move (DESIGN 2.2).
+REPLY_ACTIONS = ("resign", "propose", "undo", "accept", "reject", "show")
 
 #: Any number of leading ``Re:``/``Fwd:``/``AW:``/``Re[2]:`` ... of a Subject.
 SUBJECT_PREFIX_RE = re.compile(
