@@ -142,7 +142,7 @@ def test_a_mail_that_fails_where_it_is_stored_fails_once_and_its_store_commits(
     put back, stored again, failed again... until the listener's wait ran out."""
     calls: list[int] = []
     worker = Worker(database, make_settings(), clock, _breaks_on("breaks", calls),
-                    ride_along=ServeRequests(serve.link), group_most=16)
+                    ride_along=ServeRequests(serve.link), group_most=16, group_seconds=30)
     bad = serve.store([inbox_values(_mail(1, "abalone breaks"), "fred@example.net", [OURS],
                                     clock.now())])
     good = serve.store([inbox_values(_mail(2, "abalone help"), "fred@example.net", [OURS],
@@ -184,7 +184,7 @@ def test_a_mail_that_cannot_be_parsed_is_parked_before_its_transaction(
     monkeypatch.setattr(worker_module, "parse_mail", parse)
     calls: list[int] = []
     worker = Worker(database, make_settings(), clock, _breaks_on("never", calls),
-                    ride_along=ServeRequests(serve.link), group_most=16)
+                    ride_along=ServeRequests(serve.link), group_most=16, group_seconds=30)
     bad_raw = _mail(3, "abalone nested")
     number = serve.store([inbox_values(bad_raw, "fred@example.net", [OURS], clock.now())])
     with _writes_watched(database) as inside:
@@ -210,7 +210,8 @@ def test_a_stored_mail_whose_reading_fails_is_read_once_outside_the_transaction(
         if "unreadable" in str(message.get("Subject")):
             raise UnicodeDecodeError("utf-8", b"\xff", 0, 1, "invalid start byte")
 
-    worker = Worker(database, make_settings(), clock, echo, reader=reader, group_most=16)
+    worker = Worker(database, make_settings(), clock, echo, reader=reader, group_most=16,
+                    group_seconds=30)
     with _writes_watched(database) as inside:
         assert worker.run_group() == 2
     assert read == [(bad_id, False), (good_id, False)]
@@ -238,7 +239,7 @@ def test_a_mail_still_to_be_stored_is_read_outside_the_transaction(
         handled.append((mail.id, read_mail(mail, message, make_settings()).subject))
 
     worker = Worker(database, make_settings(), clock, handle, reader=reader,
-                    ride_along=ServeRequests(serve.link), group_most=16)
+                    ride_along=ServeRequests(serve.link), group_most=16, group_seconds=30)
     number = serve.store([inbox_values(_mail(6, "abalone help"), "fred@example.net", [OURS],
                                        clock.now())])
     with _writes_watched(database) as inside:
