@@ -209,7 +209,7 @@ def _list(database: Database, settings: Settings, args: argparse.Namespace) -> i
     with database.read() as session:
         rows = []
         for t in session.scalars(select(Tournament).order_by(Tournament.created_at, Tournament.id)):
-            entered = sum(1 for e in tournaments.entries_of(session, t) if e.status == "entered")
+            entered = len(tournaments.entered(session, t))
             stalled = ""
             if t.status == "running":
                 stuck = tournaments.stalled_games(session, t, _now())

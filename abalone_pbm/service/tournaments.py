@@ -20,12 +20,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from sqlalchemy import exists, select
+from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from .. import render
 from ..db import repository
-from ..db.models import Game, MoveRecord, Tournament, TournamentEntry, TournamentGame, User
+from ..db.models import Game, Tournament, TournamentEntry, TournamentGame, User
 from ..rules import Outcome
 from ..tournaments import Pairing, Primary, Result, Standing, standings, table_lines
 from ..tournaments import championship, knockout, round_robin, swiss
@@ -34,9 +34,10 @@ from ..tournaments.standings import TIE_BREAK_LINES, half
 from .context import CommandError, MailContext
 from .unsubscribe import Unsubscription
 from .games import GameOptions, parse_options, winners_of
-from .tournament_games import (  # noqa: F401 (tournament_of_game, game_notice, unrated: here too)
-    ROUND_KEY, TOURNAMENT_KEY, game_notice, no_show, row_of, tournament_of_game, unrated,
+from .tournament_games import (  # noqa: F401 (tournament_of_game: here too)
+    ROUND_KEY, TOURNAMENT_KEY, no_show, row_of, tournament_of_game,
 )
+from .views import when as _when
 from . import turns
 
 log = logging.getLogger(__name__)
@@ -46,7 +47,6 @@ NAGTIME_DAYS = 1
 FORFEITTIME_DAYS = 7
 #: The most entrants of a tournament (pairing and standings stay cheap).
 MOST_PLAYERS = 200
-#: ``GameOptions.extra`` keys of a tournament game.
 
 PRIMARY: dict[str, Primary] = {
     "roundrobin": "sb", "championship": "sb", "swiss": "buchholz", "knockout": "round",
@@ -59,11 +59,6 @@ FORMAT_NAMES = {
 
 class TournamentError(CommandError):
     """A tournament action that cannot be done; nothing it did is kept."""
-
-
-def _when(moment: datetime) -> str:
-    """A moment as the server's mails write it (as ``views.when``)."""
-    return moment.strftime("%Y-%m-%d %H:%M UTC")
 
 
 # ------------------------------------------------------------------------- reading
@@ -97,6 +92,25 @@ def games_of(session: Session, t: Tournament) -> list[TournamentGame]:
                   TournamentGame.id)))
 
 
+def entered(session: Session, t: Tournament) -> list[TournamentEntry]:
+    """The entries still in (neither withdrawn nor disqualified), in joining order."""
+    return [e for e in entries_of(session, t) if e.status == "entered"]
+
+
+def _gone(session: Session, t: Tournament) -> frozenset[str]:
+    """The userids of those who left (withdrawn or disqualified)."""
+    return frozenset(e.user.userid for e in entries_of(session, t) if e.status != "entered")
+
+
+def _mailed(session: Session, t: Tournament) -> list[User]:
+    """The entrants still in who read mail (computer players do not)."""
+    return [e.user for e in entered(session, t) if e.user.robot is None]
+
+
+def _rating(e: TournamentEntry) -> float:
+    return e.rating_at_start if e.rating_at_start is not None else e.user.rating
+
+
 def game_options(t: Tournament) -> dict[str, str | bool]:
     return dict(json.loads(t.options or "{}"))
 
@@ -126,8 +140,7 @@ def tables_of(session: Session, t: Tournament) -> list[Table]:
     for e in entries:
         if t.status == "signup" and e.status != "entered":
             continue
-        rating = e.rating_at_start if e.rating_at_start is not None else e.user.rating
-        by_division[e.division if t.format == "championship" else 0][e.user.userid] = rating
+        by_division[e.division if t.format == "championship" else 0][e.user.userid] = _rating(e)
     primary = PRIMARY[t.format]
     reached = _rounds_reached(session, t, rows) if t.format == "knockout" else None
     return [
@@ -227,11 +240,10 @@ def join(ctx: MailContext, t: Tournament, user: User, *, once: bool = False) -> 
     if user.disabled:
         raise TournamentError(f"{user.userid} is no longer active")
     entry = entry_of(ctx.session, t, user)
-    entered = [e for e in entries_of(ctx.session, t) if e.status == "entered"]
     if entry is not None and entry.status == "entered":
         entry.once = once
         return entry
-    if len(entered) >= t.max_players:
+    if len(entered(ctx.session, t)) >= t.max_players:
         raise TournamentError(f'Tournament "{t.name}" is full ({t.max_players} players)')
     if entry is None:
         entry = TournamentEntry(tournament_id=t.id, user_id=user.id, user=user,
@@ -294,19 +306,19 @@ def start(ctx: MailContext, t: Tournament) -> list[int]:
     """Close the sign-up and start the first games; returns their boards."""
     if t.status != "signup":
         raise TournamentError(f'Tournament "{t.name}" is {t.status}, not open for sign-up')
-    entered = [e for e in entries_of(ctx.session, t) if e.status == "entered"]
-    if len(entered) < max(t.min_players, 2):
-        raise TournamentError(f'Tournament "{t.name}" has {len(entered)} players, '
+    players = entered(ctx.session, t)
+    if len(players) < max(t.min_players, 2):
+        raise TournamentError(f'Tournament "{t.name}" has {len(players)} players, '
                               f"fewer than its minimum of {max(t.min_players, 2)}")
     if t.format == "swiss":
-        rounds = t.rounds or max(1, math.ceil(math.log2(len(entered))))
-        if rounds > len(entered) - 1:
-            raise TournamentError(f"a Swiss of {len(entered)} players has at most "
-                                  f"{len(entered) - 1} rounds, not {rounds}")
+        rounds = t.rounds or max(1, math.ceil(math.log2(len(players))))
+        if rounds > len(players) - 1:
+            raise TournamentError(f"a Swiss of {len(players)} players has at most "
+                                  f"{len(players) - 1} rounds, not {rounds}")
         t.rounds = rounds
-    for e in entered:
+    for e in players:
         e.rating_at_start = e.user.rating
-    seeded = sorted(entered, key=lambda e: (-(e.rating_at_start or 0.0), e.user.userid))
+    seeded = sorted(players, key=lambda e: (-(e.rating_at_start or 0.0), e.user.userid))
     for seed, e in enumerate(seeded, start=1):
         e.seed = seed
     t.status, t.started_at, t.current_round = "running", ctx.now, 1
@@ -424,7 +436,6 @@ def _start_games(ctx: MailContext, t: Tournament, pairings: Sequence[Pairing]) -
 
 
 def _swiss_pairings(session: Session, t: Tournament, round_number: int) -> list[Pairing]:
-    entered = [e for e in entries_of(session, t) if e.status == "entered"]
     rows = games_of(session, t)
     points: dict[str, float] = defaultdict(float)
     opponents: dict[str, set[str]] = defaultdict(set)
@@ -452,7 +463,7 @@ def _swiss_pairings(session: Session, t: Tournament, round_number: int) -> list[
                           frozenset(opponents[e.user.userid]), firsts[e.user.userid],
                           seconds[e.user.userid], last_first.get(e.user.userid),
                           byes[e.user.userid])
-        for e in entered
+        for e in entered(session, t)
     ]
     return swiss.pair_round(players, round_number)
 
@@ -491,9 +502,7 @@ def advance(ctx: MailContext, t: Tournament) -> None:
     if t.status != "running":
         return
     rows = games_of(ctx.session, t)
-    current = [r for r in rows if r.round == t.current_round]
-    if any(r.score_first is None for r in current) or \
-            any(r.score_first is None for r in rows):
+    if any(r.score_first is None for r in rows):
         _report_completed_rounds(ctx, t, rows)
         return
     if t.format == "swiss":
@@ -550,7 +559,7 @@ def _knockout_step(ctx: MailContext, t: Tournament, rows: Sequence[TournamentGam
     """Deciders or the next round of a knockout whose round's games are all over;
     False when the final is decided (the tournament ends)."""
     seeds = _seeds(ctx.session, t)
-    gone = frozenset(e.user.userid for e in entries_of(ctx.session, t) if e.status != "entered")
+    gone = _gone(ctx.session, t)
     winners: list[str] = []
     deciders: list[Pairing] = []
     for games in _knockout_matches(rows, t.current_round).values():
@@ -586,7 +595,7 @@ def _knockout_champion(session: Session, t: Tournament,
     if any(g.score_first is None for g in games):
         return None
     # The same seeds and leavers as the step that ended the final, so the same winner.
-    gone = frozenset(e.user.userid for e in entries_of(session, t) if e.status != "entered")
+    gone = _gone(session, t)
     match = _match_of(games, _seeds(session, t))
     return knockout.match_state(match, t.games_per_pairing, [_result(g) for g in games],
                                 0, gone).winner
@@ -659,16 +668,15 @@ def mail_standings(ctx: MailContext, t: Tournament, when: str) -> None:
     body = standings_text(ctx.session, t, when)
     body += (f'\nYou get these because you are entered in tournament {t.name}; "abalone '
              f'tournament mail {t.name} <userid> <password> off" stops them.\n')
-    readers = [e.user for e in entries_of(ctx.session, t)
-               if e.standings_mail and e.status == "entered" and e.user.robot is None]
+    readers = [e.user for e in entered(ctx.session, t)
+               if e.standings_mail and e.user.robot is None]
     # Subscribed mail: List-Unsubscribe and a footer stop it without a password.
     ctx.send_to_users(readers, subject, body, auto_submitted="auto-generated",
                       unsubscribe=lambda user: Unsubscription("t", user.id, user.userid, t.id))
 
 
 def _announce_start(ctx: MailContext, t: Tournament) -> None:
-    readers = [e.user for e in entries_of(ctx.session, t)
-               if e.status == "entered" and e.user.robot is None]
+    readers = _mailed(ctx.session, t)
     body = show_text(ctx.session, t)
     ctx.send_to_users(readers, f"Abalone tournament {t.name} has started", body,
                       auto_submitted="auto-generated")
@@ -698,8 +706,7 @@ def show_text(session: Session, t: Tournament) -> str:
 
 
 def _entrant_line(e: TournamentEntry, t: Tournament) -> str:
-    rating = e.rating_at_start if e.rating_at_start is not None else e.user.rating
-    parts = [f"{e.user.userid} ({round(rating)})"]
+    parts = [f"{e.user.userid} ({round(_rating(e))})"]
     if t.format == "championship" and t.status != "signup":
         parts.append(f"division {e.division + 1}")
     if e.status != "entered":
@@ -733,7 +740,7 @@ def list_text(session: Session) -> str:
         .order_by(Tournament.finished_at.desc()).limit(10)))
 
     def line(t: Tournament) -> str:
-        count = sum(1 for e in entries_of(session, t) if e.status == "entered")
+        count = len(entered(session, t))
         when = ""
         if t.status == "signup" and t.signup_until is not None:
             when = f", sign-up until {_when(t.signup_until)}"
@@ -846,8 +853,7 @@ def clock(database: object, now: datetime, settings: object) -> ClockReport:
 
 def _cancel(ctx: MailContext, t: Tournament, why: str) -> None:
     t.status, t.finished_at, t.note = "cancelled", ctx.now, why
-    readers = [e.user for e in entries_of(ctx.session, t)
-               if e.status == "entered" and e.user.robot is None]
+    readers = _mailed(ctx.session, t)
     ctx.send_to_users(readers, f"Abalone tournament {t.name} cancelled",
                       render.wrap_text(f"Tournament {t.name} did not start: {why}.") + "\n",
                       auto_submitted="auto-generated")

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from ...protocol import tournament_commands as commands
 from ...render import answer_mail
-from .. import tournaments
+from .. import tournaments, views
 from ..context import MailContext
 from ..queries import authenticate
 
@@ -29,8 +29,8 @@ def join(ctx: MailContext, c: commands.TournamentJoin) -> None:
     user = authenticate(ctx, c.userid, c.password)
     t = tournaments.require(ctx.session, c.tournament)
     tournaments.join(ctx, t, user, once=c.once)
-    count = sum(1 for e in tournaments.entries_of(ctx.session, t) if e.status == "entered")
-    when = (f"Sign-up closes {tournaments._when(t.signup_until)}; the games start then"
+    count = len(tournaments.entered(ctx.session, t))
+    when = (f"Sign-up closes {views.when(t.signup_until)}; the games start then"
             if t.signup_until else "The games start when the director starts the tournament")
     again = ""
     if t.format == "championship":
