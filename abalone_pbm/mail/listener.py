@@ -27,6 +27,7 @@ from aiosmtpd.lmtp import LMTP
 from aiosmtpd.smtp import SMTP, Envelope, Session
 
 from ..config import Settings
+from ..verp import BOUNCE_WORD
 from .guards import is_our_address
 from .limits import (
     LISTEN_BACKLOG,
@@ -154,10 +155,12 @@ class IntakeHandler:
         if not ours:
             log.info("refused recipient %r from %r", address, envelope.mail_from)
             return UNKNOWN_RECIPIENT
-        if self.bounce_is_known is not None and "+" in address:
+        # The string test here; only a bounce address costs a database read (in a
+        # thread: never on the event loop), not every reply address.
+        if self.bounce_is_known is not None and _names_bounce(address):
             try:
                 loop = asyncio.get_running_loop()
-                if not await loop.run_in_executor(None, self._bounce_taken, address):
+                if not await loop.run_in_executor(None, self.bounce_is_known, address):
                     log.info("refused unknown bounce address %r from %r", address,
                              envelope.mail_from)
                     return UNKNOWN_RECIPIENT
@@ -170,16 +173,6 @@ class IntakeHandler:
         envelope.rcpt_tos.append(address)
         envelope.rcpt_options.extend(rcpt_options)
         return "250 2.1.5 OK"
-
-    def _bounce_taken(self, address: str) -> bool:
-        """False for a bounce address that no mail of ours has; True otherwise."""
-        from ..verp import BOUNCE_WORD
-
-        local = address.strip().strip("<>").rpartition("@")[0].lower()
-        if "+" + BOUNCE_WORD + "." not in local:
-            return True
-        assert self.bounce_is_known is not None
-        return self.bounce_is_known(address)
 
     def _answer(self, envelope: Envelope, status: str) -> str:
         if self.lmtp:
@@ -453,3 +446,10 @@ def stop_listener(controller: Controller) -> None:
     controller.stop()
     if isinstance(controller, IntakeController):
         controller.limits.refusals.flush()  # what was refused since the last log
+
+
+def _names_bounce(address: str) -> bool:
+    """Whether ``address`` has the shape of a bounce address (``<local>+bounce.…``);
+    whether a mail of ours has it is ``bounce_is_known``'s to say."""
+    local = address.strip().strip("<>").rpartition("@")[0].lower()
+    return "+" + BOUNCE_WORD + "." in local
