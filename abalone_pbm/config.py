@@ -305,15 +305,15 @@ def settings_environment(settings: Settings) -> dict[str, str]:
     """The environment variables that make ``load_settings`` give ``settings`` back (for
     a process that must run on exactly these settings, whatever file they came from)."""
     environment = {}
-    for field in fields(Settings):
-        value = getattr(settings, field.name)
+    for setting in fields(Settings):
+        value = getattr(settings, setting.name)
         if value is None:
             text = ""
         elif isinstance(value, bool):
             text = "on" if value else "off"
         else:
             text = str(value)
-        environment[PREFIX + field.name.upper()] = text
+        environment[PREFIX + setting.name.upper()] = text
     return environment
 
 
@@ -395,19 +395,16 @@ def _check(settings: Settings) -> None:
                              "smtp://user@host:587")
     if settings.dkim_key_file and not settings.dkim_selector:
         raise ValueError(f"{PREFIX}DKIM_SELECTOR must name the key's selector")
-    if settings.policy_listen is not None:
-        host, colon, port = settings.policy_listen.rpartition(":")
+    for name, example in (("policy_listen", "127.0.0.1:8026"),
+                          ("http_listen", "127.0.0.1:8027")):
+        listen = getattr(settings, name)
+        if listen is None:
+            continue
+        host, colon, port = listen.rpartition(":")
         if not colon or not host or not port.isdigit() or not 0 <= int(port) <= 65535:
             raise ValueError(
-                f"{PREFIX}POLICY_LISTEN must be host:port, e.g. 127.0.0.1:8026, or off, "
-                f"not {settings.policy_listen!r}"
-            )
-    if settings.http_listen is not None:
-        host, colon, port = settings.http_listen.rpartition(":")
-        if not colon or not host or not port.isdigit() or not 0 <= int(port) <= 65535:
-            raise ValueError(
-                f"{PREFIX}HTTP_LISTEN must be host:port, e.g. 127.0.0.1:8027, or off, "
-                f"not {settings.http_listen!r}"
+                f"{PREFIX}{name.upper()} must be host:port, e.g. {example}, or off, "
+                f"not {listen!r}"
             )
     if settings.public_url and not settings.public_url.startswith("https://"):
         raise ValueError(
@@ -416,25 +413,11 @@ def _check(settings: Settings) -> None:
         )
     if settings.secret and len(settings.secret) < 16:
         raise ValueError(f"{PREFIX}SECRET must be at least 16 characters of random text")
-    for name in ("bounce_threshold", "bounce_stale_days"):
-        if getattr(settings, name) < 1:
-            raise ValueError(f"{PREFIX}{name.upper()} must be at least 1")
     parse_robot_budgets(settings.robot_budgets)
-    if not 0 < settings.robot_budget:
-        raise ValueError(f"{PREFIX}ROBOT_BUDGET must be a positive number of seconds")
     if not 2 <= settings.robot_lanes <= 16:
         raise ValueError(f"{PREFIX}ROBOT_LANES must be between 2 and 16")
-    if not 0 < settings.robot_budget_past_allowance:
-        raise ValueError(f"{PREFIX}ROBOT_BUDGET_PAST_ALLOWANCE must be a positive number "
-                         "of seconds")
-    if not 0 < settings.robot_sweep_seconds:
-        raise ValueError(f"{PREFIX}ROBOT_SWEEP_SECONDS must be a positive number of seconds")
-    for name in ("smtp_max_sessions", "smtp_max_sessions_per_client",
-                 "policy_max_connections", "policy_max_connections_per_client",
-                 "http_max_connections", "http_max_connections_per_client"):
-        if getattr(settings, name) < 1:
-            raise ValueError(f"{PREFIX}{name.upper()} must be at least 1")
-    for name in ("smtp_idle_timeout", "smtp_data_timeout", "policy_idle_timeout",
+    for name in ("robot_budget", "robot_budget_past_allowance", "robot_sweep_seconds",
+                 "smtp_idle_timeout", "smtp_data_timeout", "policy_idle_timeout",
                  "refused_log_interval", "http_request_timeout"):
         if not 0 < getattr(settings, name):
             raise ValueError(f"{PREFIX}{name.upper()} must be a positive number of seconds")
@@ -444,7 +427,10 @@ def _check(settings: Settings) -> None:
         raise ValueError(f"{PREFIX}RELAY_CONNECTIONS must be between 1 and 64")
     for name in ("multiple_max_lines", "signup_max_addresses", "max_addresses",
                  "confirmation_days", "answers_per_mail", "password_max_delay_minutes",
-                 "inbox_retention_days"):
+                 "inbox_retention_days", "bounce_threshold", "bounce_stale_days",
+                 "smtp_max_sessions", "smtp_max_sessions_per_client",
+                 "policy_max_connections", "policy_max_connections_per_client",
+                 "http_max_connections", "http_max_connections_per_client"):
         if getattr(settings, name) < 1:
             raise ValueError(f"{PREFIX}{name.upper()} must be at least 1")
     for name in ("daily_reply_cap", "sender_daily_mails", "confirmations_per_address_daily",

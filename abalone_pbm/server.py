@@ -206,13 +206,14 @@ class Server:
         self.sender_stop.clear()
         # The key of unsubscribe tokens and thread ids, committed before any reader.
         ensure_server_key(self.database, self.settings)
+        bounce_is_known = make_bounce_check(self.settings, self.database)
         try:
             self.listener = start_listener(
                 self.settings,
                 make_store(self.database, self.clock, delegate=self.store_elsewhere),
                 make_accepts(self.settings),
                 notify=self._wake_worker,
-                bounce_is_known=make_bounce_check(self.settings, self.database),
+                bounce_is_known=bounce_is_known,
             )
         except OSError as error:
             raise _bind_failure(error, self.settings.listen, "ABALONE_PBM_LISTEN") from None
@@ -221,7 +222,7 @@ class Server:
                 self.policy = start_policy_server(
                     self.settings, self.database,
                     unsubscribe_is_valid=make_unsubscribe_check(self.settings, self.database),
-                    bounce_is_known=make_bounce_check(self.settings, self.database))
+                    bounce_is_known=bounce_is_known)
             except OSError as error:
                 stop_listener(self.listener)
                 self.listener = None

@@ -22,7 +22,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .session import private_file_mode
+from .session import create_private_file, private_file_mode
 
 if TYPE_CHECKING:  # pragma: no cover
     from .session import Database
@@ -63,7 +63,7 @@ def backup_sqlite(database: Database, target: Path, now: datetime, *,
         raise BackupError("the backup cannot be the database file itself")
     partial = destination.with_name(f".{destination.name}.partial")
     partial.unlink(missing_ok=True)
-    _create_private(partial, private_file_mode(source_path.stat().st_mode))
+    create_private_file(partial, private_file_mode(source_path.stat().st_mode))
     source = sqlite3.connect(source_path, timeout=30)
     try:
         # SQLite takes the empty file as a new database (and gives its journal the
@@ -92,16 +92,6 @@ def backup_sqlite(database: Database, target: Path, now: datetime, *,
         os.fsync(handle.fileno())
     os.replace(partial, destination)
     return destination
-
-
-def _create_private(path: Path, mode: int) -> None:
-    """Create ``path`` empty with exactly ``mode`` (the umask may only take bits away
-    at creation; the mode is set again to be sure)."""
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, mode)
-    try:
-        os.fchmod(fd, mode)
-    finally:
-        os.close(fd)
 
 
 def prune_backups(directory: Path, keep: int) -> list[Path]:

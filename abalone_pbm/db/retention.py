@@ -29,9 +29,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
-from sqlalchemy import bindparam, func, or_, select, update
+from sqlalchemy import Table, bindparam, func, or_, select, update
 from sqlalchemy.orm import Session
 
 from ..redact import mask_reply_tokens
@@ -51,7 +51,7 @@ FINAL = ("done", "dropped")
 FRONTIER = "inbox_retention_frontier"
 SWEEP = "inbox_retention_sweep"
 
-_INBOX = InboxMail.__table__
+_INBOX = cast(Table, InboxMail.__table__)
 _BLANK = (
     update(_INBOX)
     # Spelt out: an IN list cannot be used with many rows' parameters at once.

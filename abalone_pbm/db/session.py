@@ -47,6 +47,7 @@ __all__ = [
     "Database",
     "SQLITE_BUSY_TIMEOUT",
     "SQLITE_SIDE_FILES",
+    "create_private_file",
     "migrations_directory",
     "normalise_url",
     "private_file_mode",
@@ -131,15 +132,21 @@ def secure_sqlite_files(path: Path) -> None:
             continue
 
 
-def _create_empty(path: Path, mode: int) -> None:
-    """Create ``path`` empty with ``mode`` unless it exists: made under another name and
-    linked into place (atomic), so no descriptor of ``path`` itself is opened."""
-    temporary = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.new")
-    fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, mode)
+def create_private_file(path: Path, mode: int) -> None:
+    """Create ``path`` empty with exactly ``mode`` (FileExistsError if it exists; the
+    umask may only take bits away at creation, so the mode is set again to be sure)."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, mode)
     try:
         os.fchmod(fd, mode)
     finally:
         os.close(fd)
+
+
+def _create_empty(path: Path, mode: int) -> None:
+    """Create ``path`` empty with ``mode`` unless it exists: made under another name and
+    linked into place (atomic), so no descriptor of ``path`` itself is opened."""
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.new")
+    create_private_file(temporary, mode)
     try:
         # Another process may have made it meanwhile: then its file stands, and the
         # caller checks its mode as any existing file's.

@@ -402,24 +402,29 @@ class DuelSearch:
         if danger and theirs + 1 >= target and qply < QUIESCENCE_PLIES:
             # The other side threatens its last marble: as in check, standing pat is no
             # option; every reply is searched, and none that parries is a loss.
-            return self._evade(me, op, mine, theirs, alpha, beta, ply, qply)
-        if stand >= beta or qply >= QUIESCENCE_PLIES:
-            return stand
-        if not can_eject and qply >= EDGE_PUSH_PLIES:
-            return stand
-        if stand > alpha:
-            alpha = stand
-        kids = tactical_children(me, op, EDGE if qply < EDGE_PUSH_PLIES else 0)
-        if mine + 1 >= target and qply < CHECK_PLIES:
-            # A marble from the target: the moves that threaten one are searched too (the
-            # other side must parry each), so a forced finish past the horizon is seen.
-            kids += self._checks(me, op, kids)
-        if not kids:
-            return stand
-        best = stand
-        kids.sort(key=_first, reverse=True)  # ejections first
+            kids = children(me, op)
+            best = -WIN + ply + 1
+        else:
+            if stand >= beta or qply >= QUIESCENCE_PLIES:
+                return stand
+            if not can_eject and qply >= EDGE_PUSH_PLIES:
+                return stand
+            if stand > alpha:
+                alpha = stand
+            kids = tactical_children(me, op, EDGE if qply < EDGE_PUSH_PLIES else 0)
+            if mine + 1 >= target and qply < CHECK_PLIES:
+                # A marble from the target: the moves that threaten one are searched too
+                # (the other side must parry each), so a forced finish past the horizon
+                # is seen.
+                kids += self._checks(me, op, kids)
+            if not kids:
+                return stand
+            best = stand
+            kids.sort(key=_first, reverse=True)  # ejections first
         for kind, _diff, nme, nop in kids:
             gained = mine + 1 if kind == EJECT else mine
+            if gained >= target:
+                return WIN - ply - 1
             value = -self.quiesce(nop, nme, theirs, gained, -beta, -alpha, ply + 1, qply + 1)
             if value > best:
                 best = value
@@ -437,27 +442,6 @@ class DuelSearch:
             kid for kid in children(me, op)
             if kid[1] not in have and threatened_marbles(kid[2], kid[3])
         ]
-
-    def _evade(
-        self, me: int, op: int, mine: int, theirs: int, alpha: int, beta: int, ply: int,
-        qply: int,
-    ) -> int:
-        """Quiescence for a side whose marble the other side, a marble from the target,
-        could push off next: the best of all its moves (a loss when none parries)."""
-        best = -WIN + ply + 1
-        for kid in children(me, op):
-            kind, _diff, nme, nop = kid
-            gained = mine + 1 if kind == EJECT else mine
-            if gained >= self.target:
-                return WIN - ply - 1
-            value = -self.quiesce(nop, nme, theirs, gained, -beta, -alpha, ply + 1, qply + 1)
-            if value > best:
-                best = value
-                if value > alpha:
-                    alpha = value
-                    if alpha >= beta:
-                        break
-        return best
 
     def _limit_value(self, mine: int, theirs: int, ply: int) -> int:
         if mine > theirs:

@@ -399,7 +399,6 @@ def _centres(me: int, op: int) -> tuple[int, int]:
     centres = (_centre(me), _centre(op))
     if len(_CENTRE_CACHE) >= PAIR_CACHE_LIMIT:
         _CENTRE_CACHE.clear()
-    _PUSH_CACHE.clear()
     _CENTRE_CACHE[(me, op)] = centres
     return centres
 

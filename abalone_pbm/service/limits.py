@@ -174,6 +174,14 @@ def level_budget(settings: Settings, robot: str) -> float:
     return settings.robot_budget_for(robot, ROBOTS[robot].budget)
 
 
+def think_budget(settings: Settings, robot: str, think: int | None) -> float:
+    """Seconds ``robot`` thinks per move in a game of ``-think`` seconds (None: its
+    level's own time); a -think never above the server's cap."""
+    if think is not None:
+        return min(float(think), settings.robot_budget)
+    return level_budget(settings, robot)
+
+
 def check_robot_challenge(ctx: MailContext, players: list[User], think: int | None) -> None:
     """A challenge by mail that names a computer player: never computer players only
     (the admin starts those from the command line), only from a sender with an
@@ -239,7 +247,7 @@ def robot_budget(session: Session, settings: Settings, robot: str, think: int | 
     one of those people, at most ``robot_budget_past_allowance`` and never more than
     its level's own time."""
     own = level_budget(settings, robot)
-    budget = own if think is None else min(float(think), settings.robot_budget)
+    budget = think_budget(settings, robot, think)
     allowance = settings.robot_seconds_per_user_daily
     if allowance and people and robot_seconds_today(session, people, now) >= allowance:
         return min(budget, own, settings.robot_budget_past_allowance)

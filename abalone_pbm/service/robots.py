@@ -165,9 +165,7 @@ def robot_player(turn: RobotTurn) -> BaseRobot:
 def budget_of(settings: Settings, robot: str, think: int | None = None) -> float:
     """Seconds the robot thinks per move: the game's -think, else its level's (or the
     settings'); never more than the server's cap."""
-    if think is not None:
-        return min(float(think), settings.robot_budget)
-    return limits.level_budget(settings, robot)
+    return limits.think_budget(settings, robot, think)
 
 
 def turn_budget(session: Session, settings: Settings, turn: RobotTurn, now: datetime) -> float:
