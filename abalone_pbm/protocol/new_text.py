@@ -44,6 +44,7 @@ in their cost.  Their public fixture corpora are the shapes of our table test
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 from typing import Sequence
@@ -443,6 +444,9 @@ def tidy(lines: Sequence[str]) -> tuple[str, ...]:
     return tuple(out)
 
 
+@functools.lru_cache(maxsize=8)
 def read_new_text(body: str) -> NewText:
-    """The new text of ``body`` (see the module text)."""
+    """The new text of ``body`` (see the module text). Kept for the last few bodies:
+    one mail's body is read by the choice of its part, the reply handler, the comment
+    and the answer's first line, and a reading is a frozen value."""
     return _Reader(body).read()
