@@ -127,7 +127,7 @@ def _leaf_parts(msg: email.message.Message) -> Iterator[email.message.Message]:
         yield part
 
 
-def _text_parts(
+def text_parts(
     msg: email.message.Message,
 ) -> tuple[email.message.Message | None, email.message.Message | None]:
     """The first text/plain and the first text/html part that are not attachments."""
@@ -146,16 +146,22 @@ def _text_parts(
     return plain, markup
 
 
+def plain_text(part: email.message.Message) -> str:
+    """A text/plain part decoded and cleaned (charset, ``format=flowed``)."""
+    return clean_text(_decode_part(part), keep_newlines=True)
+
+
+def html_part_text(part: email.message.Message) -> str:
+    """A text/html part decoded, turned into text with :func:`html_to_text`, cleaned."""
+    return clean_text(html_to_text(_decode_part(part)), keep_newlines=True)
+
+
 def extract_body_texts(msg: email.message.Message) -> BodyTexts:
     """The first text/plain and the first text/html part that are not attachments, each
     decoded and cleaned (the HTML one turned into text with :func:`html_to_text`)."""
-    plain, markup = _text_parts(msg)
-    return BodyTexts(
-        plain=None if plain is None else clean_text(_decode_part(plain), keep_newlines=True),
-        html=None if markup is None else clean_text(
-            html_to_text(_decode_part(markup)), keep_newlines=True
-        ),
-    )
+    plain, markup = text_parts(msg)
+    return BodyTexts(plain=None if plain is None else plain_text(plain),
+                     html=None if markup is None else html_part_text(markup))
 
 
 def extract_body_text(msg: email.message.Message) -> str:
@@ -165,9 +171,9 @@ def extract_body_text(msg: email.message.Message) -> str:
     Works with ``email.message.EmailMessage`` and the older ``Message``; line ends come
     back as ``\\n``; ``format=flowed`` is undone.
     """
-    plain, markup = _text_parts(msg)
+    plain, markup = text_parts(msg)
     if plain is not None:
-        return clean_text(_decode_part(plain), keep_newlines=True)
+        return plain_text(plain)
     if markup is not None:
-        return clean_text(html_to_text(_decode_part(markup)), keep_newlines=True)
+        return html_part_text(markup)
     return ""

@@ -24,9 +24,7 @@ from .. import protocol
 from ..config import Settings
 from ..db import repository
 from ..db.models import InboxMail, User
-from ..mail.decoding import _decode_part, _text_parts
-from ..mail.html_text import html_to_text
-from ..mail.validation import clean_text
+from ..mail.decoding import html_part_text, plain_text, text_parts
 from . import limits, passwords, rates
 from .context import MailContext
 
@@ -90,14 +88,13 @@ def _body_text(message: EmailMessage) -> str:
     that leaves the new text out of the text part, an HTML-only reply): what
     ``choose_reply_text`` chooses, the HTML part turned into text only when the text
     part's new text has no command (a 200 KB quoted thread's markup costs milliseconds)."""
-    plain_part, markup_part = _text_parts(message)
-    plain = None if plain_part is None else clean_text(_decode_part(plain_part),
-                                                       keep_newlines=True)
+    plain_part, markup_part = text_parts(message)
+    plain = None if plain_part is None else plain_text(plain_part)
     if markup_part is None:
         return plain if plain is not None else ""
     if plain is not None and protocol.reply.read_reply(plain).action is not None:
         return plain  # (choose_reply_text's first answer, whatever the HTML holds)
-    html = clean_text(html_to_text(_decode_part(markup_part)), keep_newlines=True)
+    html = html_part_text(markup_part)
     return protocol.reply.choose_reply_text(plain, html)
 
 
