@@ -16,6 +16,7 @@
 | ABALONE_PBM_HTTP_LISTEN         | off (host:port: one-click unsubscribe)  |
 | ABALONE_PBM_PUBLIC_URL          | unset (https base of the HTTP listener) |
 | ABALONE_PBM_SECRET              | unset (one kept in the database)        |
+| ABALONE_PBM_CLOCK_OFFSET        | unset (8d: run as if 8 days later)      |
 
 The limits that keep the server from being a tool against others (DESIGN §2.6; the
 README's "Security" section explains them) are settings too, e.g.
@@ -34,6 +35,8 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any, Mapping
 from urllib.parse import quote, unquote
+
+from .clock import Clock, parse_offset, site_clock
 
 PREFIX = "ABALONE_PBM_"
 _TRUE = {"1", "true", "yes", "on"}
@@ -188,6 +191,15 @@ class Settings:
     #: Seconds between two looks of the robots at every game (games started from the
     #: admin's command line are picked up then).
     robot_sweep_seconds: float = 30.0
+    #: Run as if it were this much later ("8d", "1d12h", "90m"): for trying time limits
+    #: and tournaments on a trial site, never on a live one. Every process of one site
+    #: (serve, work, send, tick, the admin commands) must run with the same offset,
+    #: since each dates what it writes by its own clock.
+    clock_offset: str = ""
+
+    def clock(self) -> Clock:
+        """The site's clock: the system's time, moved by ``clock_offset``."""
+        return site_clock(self.clock_offset)
 
     def robot_budget_for(self, robot: str, default: float) -> float:
         """Seconds ``robot`` thinks per move: ``robot_budgets`` or its level's
@@ -414,6 +426,10 @@ def _check(settings: Settings) -> None:
     if settings.secret and len(settings.secret) < 16:
         raise ValueError(f"{PREFIX}SECRET must be at least 16 characters of random text")
     parse_robot_budgets(settings.robot_budgets)
+    try:
+        parse_offset(settings.clock_offset)
+    except ValueError as error:
+        raise ValueError(f"{PREFIX}CLOCK_OFFSET is {error}") from None
     if not 2 <= settings.robot_lanes <= 16:
         raise ValueError(f"{PREFIX}ROBOT_LANES must be between 2 and 16")
     for name in ("robot_budget", "robot_budget_past_allowance", "robot_sweep_seconds",

@@ -426,7 +426,7 @@ def serve(
     stop = stop_event or threading.Event()
     if threading.current_thread() is threading.main_thread():
         install_stop_signals(stop)
-    clock = clock or SystemClock()
+    clock = clock or settings.clock()
     robots = robot_hook(settings, database, clock)
     server = Server(settings, database, handle, tick, clock, robots=robots, out=out,
                     passwords=passwords, worker_process=settings.worker_process and own_hooks)

@@ -74,3 +74,21 @@ def test_settings_survive_the_environment_a_worker_process_gets() -> None:
         environment = settings_environment(settings)
         assert set(environment) == {"ABALONE_PBM_" + f.name.upper() for f in fields(Settings)}
         assert load_settings(environ=environment) == settings
+
+
+def test_the_clock_offset_moves_every_process_clock_forward() -> None:
+    from datetime import datetime, timedelta, timezone
+
+    from abalone_pbm.clock import SystemClock
+
+    assert isinstance(load_settings(environ={}).clock(), SystemClock)
+    moved = load_settings(environ={"ABALONE_PBM_CLOCK_OFFSET": "8d 12h"}).clock().now()
+    ahead = moved - datetime.now(timezone.utc)
+    assert timedelta(days=8, hours=11, minutes=59) < ahead <= timedelta(days=8, hours=12)
+    assert load_settings(environ={"ABALONE_PBM_CLOCK_OFFSET": "90m"}).clock_offset == "90m"
+
+
+@pytest.mark.parametrize("offset", ["-1d", "8x", "d", "1h1d", "8 days", "999999d"])
+def test_a_clock_offset_that_is_not_a_duration_is_refused_by_name(offset: str) -> None:
+    with pytest.raises(ValueError, match="ABALONE_PBM_CLOCK_OFFSET is not a duration"):
+        load_settings(environ={"ABALONE_PBM_CLOCK_OFFSET": offset})

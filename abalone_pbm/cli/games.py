@@ -112,12 +112,11 @@ def _games_show(database: Database, settings: Settings, args: argparse.Namespace
 
 def _games_abort(database: Database, settings: Settings, args: argparse.Namespace) -> int:
     from .. import render
-    from ..clock import SystemClock
     from ..service.context import MailContext
     from ..service.games import load_board
     from ..service.queries import observers_of
 
-    now = SystemClock().now()
+    now = settings.clock().now()
     reason = " ".join((args.reason or "").split())
     with database.write() as session:
         game = _get_game(session, args.number, for_update=True)
@@ -150,12 +149,11 @@ def _games_abort(database: Database, settings: Settings, args: argparse.Namespac
 
 
 def _games_start(database: Database, settings: Settings, args: argparse.Namespace) -> int:
-    from ..clock import SystemClock
     from ..service.admin_games import start_admin_game
     from ..service.context import CommandError
 
     try:
-        number, count = start_admin_game(database, settings, SystemClock(), args.words)
+        number, count = start_admin_game(database, settings, settings.clock(), args.words)
     except CommandError as error:
         raise Failure(error.message) from None
     print(f"board {number} started; {count} mail(s) queued for its players (a running "

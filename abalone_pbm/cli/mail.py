@@ -115,10 +115,9 @@ def _mail_outbox(database: Database, settings: Settings, args: argparse.Namespac
 
 
 def _mail_retry(database: Database, settings: Settings, args: argparse.Namespace) -> int:
-    from ..clock import SystemClock
     from ..db.outbox import failed_outbox_ids, retry_outbox
 
-    now = SystemClock().now()
+    now = settings.clock().now()
     with database.write() as session:
         ids = list(args.ids)
         if args.failed:

@@ -54,7 +54,6 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 def cmd_process(args: argparse.Namespace) -> int:
     """Store one message from FILE or stdin in the inbox (exit 0), or exit 75."""
-    from ..clock import SystemClock
     from ..mail.intake import (
         envelope_sender_from_headers,
         first_from_address,
@@ -96,7 +95,7 @@ def cmd_process(args: argparse.Namespace) -> int:
         database = Database(settings.database_url)
         try:
             database.ensure_schema()
-            mail_id, created = store_mail(database, raw, sender, recipients, SystemClock())
+            mail_id, created = store_mail(database, raw, sender, recipients, settings.clock())
         finally:
             database.dispose()
     except Exception as error:
@@ -114,7 +113,6 @@ def cmd_process(args: argparse.Namespace) -> int:
 
 def cmd_work(args: argparse.Namespace) -> int:
     """Process stored inbox mail without a listener."""
-    from ..clock import SystemClock
     from ..server import _service_hooks, install_stop_signals, open_database
 
     setup_logging(args)
@@ -128,7 +126,7 @@ def cmd_work(args: argparse.Namespace) -> int:
         print(f"abalone-pbm work: {error.__class__.__name__}: "
               f"{mask_database_url(str(error))}", file=sys.stderr)
         return 1
-    worker = _service_worker(settings, database, handle, SystemClock())
+    worker = _service_worker(settings, database, handle, settings.clock())
     if args.once:
         count = worker.run_pending()
         print(f"abalone-pbm work: processed {count} mail(s)")
@@ -154,7 +152,6 @@ def _work_linked(args: argparse.Namespace) -> int:
     """``work --linked R,W,I,OWNER``: the worker process a ``serve`` started (see
     ``abalone_pbm.worker_process``; R and W are its pipes, I the socket of
     ``serve``'s requests, OWNER its sender's name)."""
-    from ..clock import SystemClock
     from ..server import SWITCH_INTERVAL, _service_hooks, open_database
     from ..worker import group_most_for
     from ..worker_process import Link, PipeHandoff, ServeRequests
@@ -172,7 +169,7 @@ def _work_linked(args: argparse.Namespace) -> int:
     settings = load(args)
     database = open_database(settings, upgrade=False)  # serve has upgraded it
     handle, _tick = _service_hooks(settings, database)
-    clock = SystemClock()
+    clock = settings.clock()
     worker = _service_worker(settings, database, handle, clock,
                              handoff=PipeHandoff(link, owner, clock.now),
                              robot_turns=link.robot_turns, group_most=group_most_for(database),
@@ -192,7 +189,6 @@ def _work_linked(args: argparse.Namespace) -> int:
 
 def cmd_send(args: argparse.Namespace) -> int:
     """Drain the outbox (once, or until stopped)."""
-    from ..clock import SystemClock
     from ..server import install_stop_signals, open_database
     from ..mail.sender import Sender
     from ..service.bounces import record_refusal
@@ -205,7 +201,7 @@ def cmd_send(args: argparse.Namespace) -> int:
         print(f"abalone-pbm send: {error.__class__.__name__}: "
               f"{mask_database_url(str(error))}", file=sys.stderr)
         return 1
-    sender = Sender(database, settings, SystemClock(), refused=record_refusal)
+    sender = Sender(database, settings, settings.clock(), refused=record_refusal)
     if args.once:
         sent, failed = sender.drain()
         print(f"abalone-pbm send: sent {sent} mail(s) to {sender.destination}"
@@ -223,10 +219,9 @@ def cmd_send(args: argparse.Namespace) -> int:
 
 
 def _tick(database: Database, settings: Settings, args: argparse.Namespace) -> int:
-    from ..clock import SystemClock
     from ..service import timeouts
 
-    summary = timeouts.tick(database, SystemClock().now(), settings)
+    summary = timeouts.tick(database, settings.clock().now(), settings)
     print(f"abalone-pbm tick: {summary}")
     return 1 if getattr(summary, "failed", 0) else 0
 

@@ -14,7 +14,6 @@ UNKNOWN = 3
 
 
 def cmd_status(args: argparse.Namespace) -> int:
-    from ..clock import SystemClock
     from ..db.session import Database
     from ..status import CRITICAL, Thresholds, check
 
@@ -35,13 +34,13 @@ def cmd_status(args: argparse.Namespace) -> int:
     try:
         path = database.sqlite_path
         if path is not None and not path.exists():
-            report = check(settings, None, SystemClock().now(), thresholds,
+            report = check(settings, None, settings.clock().now(), thresholds,
                            probe_listener=not args.no_listener)
             report.add("database", f"{path} does not exist (`abalone-pbm serve` or "
                                    "`abalone-pbm db upgrade` creates it)")
             report.problem(CRITICAL, f"no database file {path}")
         else:
-            report = check(settings, database, SystemClock().now(), thresholds,
+            report = check(settings, database, settings.clock().now(), thresholds,
                            probe_listener=not args.no_listener)
     finally:
         database.dispose()

@@ -81,16 +81,10 @@ def _board(text: str) -> int:
     return int(text)
 
 
-def _now() -> datetime:
-    from ..clock import SystemClock
-
-    return SystemClock().now()
-
-
 def _context(session: Any, settings: Settings) -> Any:
     from ..service.context import MailContext
 
-    return MailContext(session=session, settings=settings, now=_now(), sender=settings.address)
+    return MailContext(session=session, settings=settings, now=settings.clock().now(), sender=settings.address)
 
 
 def _create(database: Database, settings: Settings, args: argparse.Namespace) -> int:
@@ -111,7 +105,7 @@ def _create(database: Database, settings: Settings, args: argparse.Namespace) ->
         signup_until=args.signup_until, division_size=args.division_size,
         interval_days=args.interval)
     with database.write() as session:
-        t = tournaments.create(session, plan, _now())
+        t = tournaments.create(session, plan, settings.clock().now())
         name, status = t.name, t.status
     print(f"tournament {name} created ({args.format}), {status}; players join with "
           f"\"abalone tournament join {name} <userid> <password>\"")
@@ -212,7 +206,7 @@ def _list(database: Database, settings: Settings, args: argparse.Namespace) -> i
             entered = len(tournaments.entered(session, t))
             stalled = ""
             if t.status == "running":
-                stuck = tournaments.stalled_games(session, t, _now())
+                stuck = tournaments.stalled_games(session, t, settings.clock().now())
                 stalled = ", ".join(str(g.number) for g, _, _ in stuck) or "-"
             rows.append((t.name, t.format, t.status, entered,
                          t.current_round if t.status != "signup" else "-",

@@ -123,6 +123,15 @@ class LiveServer:
         with smtplib.SMTP(self.host, self.port, timeout=30) as client:
             client.sendmail(sender, [to], raw)
 
+    def restart(self, **changes: str) -> None:
+        """Stop ``serve`` and start it again with these environment variables changed
+        (e.g. ``ABALONE_PBM_CLOCK_OFFSET="8d"``: the clock moved forward); the mail it
+        had accepted is processed by the new one."""
+        _stop(self.process)
+        self.env.update(changes)
+        self.process = _start_serve(self.workdir, self.env)
+        _wait_listening(self.host, self.port, self.process, timeout=30)
+
 
 def _wait_listening(host: str, port: int, process: subprocess.Popen[str], timeout: float) -> None:
     deadline = time.monotonic() + timeout
@@ -161,27 +170,36 @@ def server_env(tmp_path: Path, relay: tuple[RelaySink, int], db_url: str) -> dic
     return env
 
 
+def _start_serve(workdir: Path, env: dict[str, str]) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [sys.executable, "-m", "abalone_pbm", "serve"],
+        cwd=workdir,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+
+
+def _stop(process: subprocess.Popen[str]) -> None:
+    process.terminate()
+    try:
+        process.wait(timeout=20)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+
+
 @pytest.fixture
 def live_server(
     tmp_path: Path, relay: tuple[RelaySink, int], server_env: dict[str, str]
 ) -> Iterator[LiveServer]:
     sink, _ = relay
     host, port = server_env["ABALONE_PBM_LISTEN"].rsplit(":", 1)
-    process = subprocess.Popen(
-        [sys.executable, "-m", "abalone_pbm", "serve"],
-        cwd=tmp_path,
-        env=server_env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-    )
+    server = LiveServer(host, int(port), _start_serve(tmp_path, server_env), tmp_path,
+                        server_env, Mailbox(sink))
     try:
-        _wait_listening(host, int(port), process, timeout=30)
-        yield LiveServer(host, int(port), process, tmp_path, server_env, Mailbox(sink))
+        _wait_listening(host, int(port), server.process, timeout=30)
+        yield server
     finally:
-        process.terminate()
-        try:
-            process.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+        _stop(server.process)
