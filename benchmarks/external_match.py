@@ -45,7 +45,7 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TextIO
+from typing import Any, TextIO
 
 BENCHMARKS = Path(__file__).resolve().parent
 REPO = BENCHMARKS.parent
@@ -425,12 +425,13 @@ class MatchSpec:
 
 def play_game(spec: MatchSpec, index: int, engine: Engine,
               thinking: dict[str, float] | None = None,
-              trace: TextIO | None = None) -> GameResult:
+              trace: TextIO | None = None, record: TextIO | None = None) -> GameResult:
     """Game ``index``: ours ("a") against the engine ("b").  Pair ``index // 2`` plays
     its layout and random opening twice, ours moving first after it in the even game.
     With ``trace``, one JSON line per move of ours: the position before it, the marbles
     pushed off, the search's depth and value, the kind of move, and whether it returned
-    to a position of the game."""
+    to a position of the game.  With ``record``, one JSON line for the game: its layout
+    and every move from it (:func:`replay` plays them again)."""
     pair = index // 2
     layout = spec.layouts[pair % len(spec.layouts)]
     board = Board.from_layout(layout, Rules(players=2, movelimit=spec.movelimit))
@@ -497,8 +498,34 @@ def play_game(spec: MatchSpec, index: int, engine: Engine,
         else:
             winner = "a" if outcome.winners[0] == ours_seat else "b"
         reason = outcome.reason
-    return GameResult(index, layout, ours_seat, winner, reason, board.ply,
-                      board.ejected(ours_seat), board.ejected(3 - ours_seat), stats)
+    result = GameResult(index, layout, ours_seat, winner, reason, board.ply,
+                        board.ejected(ours_seat), board.ejected(3 - ours_seat), stats)
+    if record is not None:
+        record_game(record, result, spec, board, engine.name)
+    return result
+
+
+def record_game(record: TextIO, result: GameResult, spec: MatchSpec, board: Board,
+                theirs: str) -> None:
+    """One JSON line for a finished game: enough to play it again move by move."""
+    record.write(json.dumps({
+        "game": result.index, "layout": result.layout, "movelimit": spec.movelimit,
+        "ours": spec.ours, "theirs": theirs, "ours_seat": result.a_seat,
+        "opening_moves": spec.opening_moves,
+        "winner": {"a": spec.ours, "b": theirs, "draw": "draw"}[result.winner],
+        "reason": result.reason, "pushed_off": [result.ejected_a, result.ejected_b],
+        "moves": [str(move) for move in board.move_stack],
+    }) + "\n")
+    record.flush()
+
+
+def replay(game: dict[str, Any], plies: int | None = None) -> Board:
+    """The board of a recorded game (a line :func:`record_game` wrote) after ``plies``
+    of its moves (all of them by default), the opening's included."""
+    board = Board.from_layout(game["layout"], Rules(players=2, movelimit=game["movelimit"]))
+    for text in game["moves"][:plies]:
+        board.push_text(text)
+    return board
 
 
 def play_multi_game(spec: MatchSpec, index: int, players: int, engine: VerloopEngine,
@@ -634,6 +661,9 @@ def main(argv: list[str] | None = None) -> int:
                         help="another weight for ours' push term (features.PUSHES)")
     parser.add_argument("--trace", default=None,
                         help="write one JSON line per move of ours to this file")
+    parser.add_argument("--record", default=None,
+                        help="write one JSON line per game to this file: the layout and "
+                        "every move, to replay it (external_match.replay)")
     parser.add_argument("--cache-dir", default=str(DEFAULT_CACHE),
                         help="where clones and built engines are kept")
     args = parser.parse_args(argv)
@@ -670,19 +700,22 @@ def main(argv: list[str] | None = None) -> int:
     started = time.perf_counter()
     load = LoadWatch()
     trace = open(args.trace, "w") if args.trace else None
+    record = open(args.record, "w") if args.record else None
     try:
         for index in range(args.games):
             if players > 2:
                 assert isinstance(engine, VerloopEngine)
                 result = play_multi_game(spec, index, players, engine, thinking)
             else:
-                result = play_game(spec, index, engine, thinking, trace)
+                result = play_game(spec, index, engine, thinking, trace, record)
             results.append(result)
             report_game(result, args.ours, engine.name, players)
     finally:
         engine.close()
         if trace is not None:
             trace.close()
+        if record is not None:
+            record.close()
     elapsed = time.perf_counter() - started
     print_summary(spec, engine.name, results, thinking, elapsed, load.stop())
     return 0

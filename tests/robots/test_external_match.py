@@ -8,6 +8,8 @@ them they are skipped.
 
 from __future__ import annotations
 
+import io
+import json
 import os
 import random
 import shutil
@@ -194,3 +196,21 @@ def test_every_seat_they_play_moves_legally_for_us(verloop: em.VerloopEngine,
             assert move is not None, f"their move from {board.position()} is not ours"
             board.push(move)
         verloop.observe(board)
+
+
+def test_a_recorded_game_replays_to_its_end(cotix: em.CotixEngine) -> None:
+    """The game record holds every move, the random opening's too: played again from the
+    layout it reaches the final position, with the marbles pushed off it reports."""
+    spec = em.MatchSpec("pebble", ("standard",), opening_moves=4, budget=0.05, movelimit=16,
+                        seed=3)
+    record = io.StringIO()
+    result = em.play_game(spec, 1, cotix, record=record)
+    game = json.loads(record.getvalue())
+    assert len(game["moves"]) == result.plies == 16
+    board = em.replay(game)
+    assert board.ply == result.plies
+    assert (board.ejected(result.a_seat), board.ejected(3 - result.a_seat)) == (
+        result.ejected_a, result.ejected_b) == tuple(game["pushed_off"])
+    assert game["ours_seat"] == result.a_seat and game["layout"] == "standard"
+    halfway = em.replay(game, 8)
+    assert halfway.ply == 8 and halfway.position() != board.position()
