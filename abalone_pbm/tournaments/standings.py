@@ -3,7 +3,11 @@ the tie-breaks, each in a column of its own so that anyone can check them by han
 
 Round robins and championships: Sonneborn-Berger (SB), the points of every opponent
 beaten plus half the points of every opponent drawn, game by game.  Swiss: Buchholz,
-the points of every opponent met, game by game (a bye adds nothing).  Knockouts rank by
+the points of every opponent met, game by game; a game not played (a bye, or a game
+one side never moved in: a no-show) counts, as FIDE's tie-break rules of 2023 have it,
+as a game against a dummy opponent with the player's own points, so that neither the
+player with the bye nor the no-show's opponent is docked a game's worth of Buchholz
+and the no-show gains nothing from an opponent never met.  Knockouts rank by
 the round reached first (the winner one past the final).  Then, for all: head-to-head
 (the points each scored in the games among the players still tied), marble difference
 (marbles pushed off minus marbles lost, over the games played), the rating at the start,
@@ -17,7 +21,11 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from .results import Result
+from .results import Kind, Result
+
+#: Results that were not played on a board: for Buchholz they count as a game against
+#: a dummy opponent with the player's own points (FIDE's tie-break rules of 2023).
+UNPLAYED: frozenset[Kind] = frozenset({"bye", "noshow"})
 
 #: The first tie-break: Sonneborn-Berger, Buchholz, or the knockout round reached.
 Primary = Literal["sb", "buchholz", "round"]
@@ -29,8 +37,9 @@ TIE_BREAK_LINES: dict[Primary, str] = {
           "beat, plus half those of each you drew), then head-to-head (H2H: points in "
           "the games among the tied players), then marble difference (+/-: marbles "
           "pushed off minus marbles lost), then rating at the start, then userid.",
-    "buchholz": "Ties are broken by Buchholz (the points of each opponent you met; a bye "
-                "adds nothing), then head-to-head (H2H: points in the games among the "
+    "buchholz": "Ties are broken by Buchholz (the points of each opponent you played; a "
+                "game not played, a bye or a no-show, counts your own points instead), "
+                "then head-to-head (H2H: points in the games among the "
                 "tied players), then marble difference (+/-: marbles pushed off minus "
                 "marbles lost), then rating at the start, then userid.",
     "round": "Places go by the round reached (the winner one past the final), then "
@@ -76,6 +85,8 @@ def standings(entrants: Mapping[str, float], results: Sequence[Result], primary:
     tally: dict[str, list[int]] = {u: [0, 0, 0, 0] for u in entrants}  # played w d l
     marbles: dict[str, int] = defaultdict(int)
     tie_break: dict[str, float] = defaultdict(float)
+    #: Buchholz: each player's unplayed games, each worth their own points at the end.
+    unplayed: dict[str, int] = defaultdict(int)
     for r in results:
         for player in (r.first, r.second):
             if player is None:
@@ -88,12 +99,17 @@ def standings(entrants: Mapping[str, float], results: Sequence[Result], primary:
                 counts[1 if score == 1 else 2 if score == 0.5 else 3] += 1
             if r.kind == "game" or r.kind == "adjudicated":
                 marbles[player] += r.marble_difference_of(player)
+            if primary == "buchholz" and r.kind in UNPLAYED:
+                unplayed[player] += 1
+                continue
             if opponent is None:
                 continue
             if primary == "sb":
                 tie_break[player] += score * points.get(opponent, 0.0)
             elif primary == "buchholz":
                 tie_break[player] += points.get(opponent, 0.0)
+    for player, count in unplayed.items():
+        tie_break[player] += count * points.get(player, 0.0)
     if primary == "round":
         tie_break = defaultdict(float, {u: float(v) for u, v in (rounds_reached or {}).items()})
     players = list(entrants)

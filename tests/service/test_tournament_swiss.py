@@ -88,13 +88,15 @@ def test_swiss_of_nine_by_mail(harness: Harness) -> None:
     # Final points: p1 W W D W = 3½; p2 W L W W = 3; p3 W W D L = 2½; p4 W L W L = 2;
     # p5 L L(no-show) W W = 2; p6 L W L W = 2; p9 bye, W(no-show), L, withdrawn = 2;
     # p7 L L bye L = 1; p8 L bye L L = 1.
-    # Buchholz (opponents' final points, a bye nothing):
+    # Buchholz (opponents' final points; a game not played, the byes and the p5-p9
+    # no-show, counts the player's own points, "own"):
     #   p1 p5 2 + p2 3 + p3 2½ + p4 2 = 9½     p2 p6 2 + p1 3½ + p9 2 + p3 2½ = 10
     #   p3 p7 1 + p4 2 + p1 3½ + p2 3 = 9½     p4 p8 1 + p3 2½ + p6 2 + p1 3½ = 9
-    #   p5 p1 3½ + p9 2 + p8 1 + p7 1 = 7½     p6 p2 3 + p7 1 + p4 2 + p8 1 = 7
-    #   p9 p5 2 + p2 3 = 5                      p7 p3 2½ + p6 2 + p5 2 = 6½
-    #   p8 p4 2 + p5 2 + p6 2 = 6
-    # No two players share points and Buchholz, so H2H is 0 throughout.
+    #   p5 p1 3½ + own 2 + p8 1 + p7 1 = 7½    p6 p2 3 + p7 1 + p4 2 + p8 1 = 7
+    #   p9 own 2 + own 2 + p2 3 = 7             p7 p3 2½ + p6 2 + own 1 + p5 2 = 7½
+    #   p8 p4 2 + own 1 + p5 2 + p6 2 = 7
+    # p6 and p9 share 2 points and Buchholz 7, never met (H2H 0 each), no marbles:
+    # p6's higher rating at the start puts p6 first.  Everyone else: H2H 0 too.
     final_table = [
         ["1", "p1", "3½", "9½", "0", "+0", "1900", "4", "3", "1", "0"],
         ["2", "p2", "3", "10", "0", "+0", "1875", "4", "3", "0", "1"],
@@ -102,9 +104,9 @@ def test_swiss_of_nine_by_mail(harness: Harness) -> None:
         ["4", "p4", "2", "9", "0", "+0", "1825", "4", "2", "0", "2"],
         ["5", "p5", "2", "7½", "0", "+0", "1800", "4", "2", "0", "2"],
         ["6", "p6", "2", "7", "0", "+0", "1775", "4", "2", "0", "2"],
-        ["7", "p9", "2", "5", "0", "+0", "1700", "2", "1", "0", "1", "(withdrawn)"],
-        ["8", "p7", "1", "6½", "0", "+0", "1750", "3", "0", "0", "3"],
-        ["9", "p8", "1", "6", "0", "+0", "1725", "3", "0", "0", "3"],
+        ["7", "p9", "2", "7", "0", "+0", "1700", "2", "1", "0", "1", "(withdrawn)"],
+        ["8", "p7", "1", "7½", "0", "+0", "1750", "3", "0", "0", "3"],
+        ["9", "p8", "1", "7", "0", "+0", "1725", "3", "0", "0", "3"],
     ]
     sent = harness.mail("p5@example.org", "abalone tournament standings sw")
     assert tp.table_of(sent[0], 9) == final_table

@@ -91,17 +91,39 @@ def test_sonneborn_berger_comes_before_head_to_head() -> None:
 
 def test_buchholz_and_bye_and_rating_last() -> None:
     # Round 1: a-b 1-0, c bye.  Round 2: c-a 0.5, b bye.  Points a 1½, c 1½, b 1.
-    # Buchholz: a = b(1) + c(1½) = 2½; c = a(1½) (the bye adds nothing) = 1½; b = a(1½).
+    # Buchholz, a bye counting the player's own points (a dummy opponent):
+    # a = b(1) + c(1½) = 2½; c = own 1½ (bye) + a(1½) = 3; b = a(1½) + own 1 (bye) = 2½.
     results = [
         _r("a", "b", 1, 6, 3, 1), Result(1, "c", None, 1.0, kind="bye"),
         _r("c", "a", 0.5, 2, 2, 2), Result(2, "b", None, 1.0, kind="bye"),
     ]
     table = standings({"a": 1500.0, "b": 1700.0, "c": 1600.0}, results, "buchholz")
     assert [(s.userid, s.points, s.tie_break) for s in table] == [
-        ("a", 1.5, 2.5), ("c", 1.5, 1.5), ("b", 1.0, 1.5)]
+        ("c", 1.5, 3.0), ("a", 1.5, 2.5), ("b", 1.0, 2.5)]
     # Everything equal but the rating: the higher rating first.
     even = standings({"x": 1500.0, "y": 1700.0}, [], "buchholz")
     assert [s.userid for s in even] == ["y", "x"]
+
+
+def test_buchholz_counts_a_no_show_as_a_game_against_oneself() -> None:
+    # Round 1: a beats b on the board, c's opponent d never moves (c wins, a no-show).
+    # Round 2: a beats c on the board, b beats d on the board.  Points: a 2, c 1, b 1,
+    # d 0.  Buchholz: a = b 1 + c 1 = 2; c = own 1 (the no-show: d was never met)
+    # + a 2 = 3; b = a 2 + d 0 = 2; d = own 0 (the no-show) + b 1 = 1.  Were the
+    # no-show counted as met, c would have 2 (d 0 + a 2) and d 2 (c 1 + b 1).
+    results = [
+        _r("a", "b", 1, 0, 0), Result(1, "c", "d", 1.0, kind="noshow"),
+        _r("a", "c", 1, 0, 0, 2), _r("b", "d", 1, 0, 0, 2),
+    ]
+    table = standings({u: 1600.0 for u in "abcd"}, results, "buchholz")
+    assert [(s.userid, s.points, s.tie_break) for s in table] == [
+        ("a", 2.0, 2.0), ("c", 1.0, 3.0), ("b", 1.0, 2.0), ("d", 0.0, 1.0)]
+    # A no-show still scores: the point is the opponent's, and it is no board game.
+    assert [(s.userid, s.played, s.wins) for s in table if s.userid in "cd"] == [
+        ("c", 2, 1), ("d", 2, 0)]
+    # Sonneborn-Berger is unchanged: c's no-show win counts d's points (0).
+    sb = {s.userid: s.tie_break for s in standings({u: 1600.0 for u in "abcd"}, results, "sb")}
+    assert sb == {"a": 2.0, "c": 0.0, "b": 0.0, "d": 0.0}
 
 
 def test_table_shows_every_column() -> None:
