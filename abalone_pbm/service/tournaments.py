@@ -502,6 +502,11 @@ def advance(ctx: MailContext, t: Tournament) -> None:
     if t.status != "running":
         return
     rows = games_of(ctx.session, t)
+    if t.format == "knockout":
+        # Match by match: a slow game holds up only its own branch of the bracket.
+        if not _knockout_step(ctx, t, rows):
+            _finish(ctx, t)
+        return
     if any(r.score_first is None for r in rows):
         _report_completed_rounds(ctx, t, rows)
         return
@@ -517,9 +522,6 @@ def advance(ctx: MailContext, t: Tournament) -> None:
             t.current_round += 1
             _start_games(ctx, t, pairings)
             advance(ctx, t)
-            return
-    elif t.format == "knockout":
-        if _knockout_step(ctx, t, rows):
             return
     _finish(ctx, t)
 
@@ -556,32 +558,44 @@ def _seeds(session: Session, t: Tournament) -> dict[str, int]:
 
 
 def _knockout_step(ctx: MailContext, t: Tournament, rows: Sequence[TournamentGame]) -> bool:
-    """Deciders or the next round of a knockout whose round's games are all over;
-    False when the final is decided (the tournament ends)."""
+    """Start every decider and next-round match the results allow, each as soon as its
+    own match (or the two matches before it) is decided; False once the final is."""
     seeds = _seeds(ctx.session, t)
     gone = _gone(ctx.session, t)
-    winners: list[str] = []
-    deciders: list[Pairing] = []
-    for games in _knockout_matches(rows, t.current_round).values():
-        match = _match_of(games, seeds)
-        state = knockout.match_state(match, t.games_per_pairing,
-                                     [_result(g) for g in games], 0, gone)
-        if state.decider is not None:
-            deciders.append(state.decider)
-        elif state.winner is not None:
-            winners.append(state.winner)
-    if deciders:
-        _report_completed_rounds(ctx, t, rows)
-        _start_games(ctx, t, deciders)
-        return True
-    if len(winners) <= 1:
+    entrants = sum(1 for e in entries_of(ctx.session, t) if e.seed is not None)
+    final_round = knockout.rounds_needed(entrants)
+    by_round: dict[int, dict[int, list[TournamentGame]]] = defaultdict(lambda: defaultdict(list))
+    for row in rows:
+        by_round[row.round][row.match].append(row)
+    starting: list[Pairing] = []
+    winners: dict[int, dict[int, str]] = defaultdict(dict)
+    for round_number, matches in sorted(by_round.items()):
+        for number, games in sorted(matches.items()):
+            state = knockout.match_state(
+                _match_of(games, seeds), t.games_per_pairing,
+                [_result(g) for g in games if g.score_first is not None],
+                sum(1 for g in games if g.score_first is None), gone)
+            if state.decider is not None:
+                starting.append(state.decider)
+            elif state.winner is not None:
+                winners[round_number][number] = state.winner
+    if winners[final_round]:
         return False
-    t.reported_round = max(t.reported_round, t.current_round - 1)
+    for round_number in range(1, final_round):
+        decided = winners[round_number]
+        for number in range(1, knockout.matches_in_round(entrants, round_number + 1) + 1):
+            a, b = decided.get(2 * number - 1), decided.get(2 * number)
+            if a is None or b is None or number in by_round[round_number + 1]:
+                continue
+            match = knockout.meeting(a, b, round_number + 1, number, seeds, gone)
+            starting += knockout.match_games(match, t.games_per_pairing)
+    if starting:
+        t.current_round = max(t.current_round, *(p.round for p in starting))
+        _start_games(ctx, t, starting)
+        rows = games_of(ctx.session, t)
     _report_completed_rounds(ctx, t, rows)
-    t.current_round += 1
-    matches = knockout.next_round(winners, t.current_round, seeds, gone)
-    _start_games(ctx, t, [g for m in matches for g in knockout.match_games(m, t.games_per_pairing)])
-    advance(ctx, t)
+    if any(p.second is None for p in starting):
+        advance(ctx, t)  # a bye decides its match at once
     return True
 
 

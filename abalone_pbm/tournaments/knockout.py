@@ -5,6 +5,9 @@ games with the colours swapped, a decider when the match is level.
   the best seeds get them (seed 1 meets the last seed, as tennis draws do).
 * A match of ``games`` games starts all of them at once: in the first the higher seed
   moves first, then the colours alternate.
+* The bracket moves on match by match, not round by round: a level match starts its
+  decider as soon as its games are over, and the winners of matches 1 and 2 (3 and 4,
+  ...) meet as soon as both are known, so one slow game holds up only its own branch.
 * Level after them: a decider, the lower seed moving first (the higher seed had the
   first move in the first game); level again: a second decider the other way round.
   Still level after :data:`MOST_DECIDERS`: the better marble difference in the match
@@ -78,15 +81,24 @@ def next_round(winners: Sequence[str], round_number: int, seed_of: dict[str, int
     paired with one who has left (``gone``), a winner has a bye."""
     if len(winners) % 2:
         raise ValueError("a knockout round needs an even number of winners")
-    out = []
-    for number, index in enumerate(range(0, len(winners), 2), start=1):
-        a, b = winners[index], winners[index + 1]
-        high, low = sorted((a, b), key=seed_of.__getitem__)
-        if (low in gone) != (high in gone):
-            out.append(Match(round_number, number, low if high in gone else high, None))
-        else:
-            out.append(Match(round_number, number, high, low))
-    return out
+    return [meeting(winners[index], winners[index + 1], round_number, number, seed_of, gone)
+            for number, index in enumerate(range(0, len(winners), 2), start=1)]
+
+
+def meeting(a: str, b: str, round_number: int, number: int, seed_of: dict[str, int],
+            gone: frozenset[str] = frozenset()) -> Match:
+    """Match ``number`` of ``round_number``, between the winners ``a`` and ``b`` of
+    matches ``2 * number - 1`` and ``2 * number`` of the round before; paired with one
+    who has left (``gone``), a winner has a bye."""
+    high, low = sorted((a, b), key=seed_of.__getitem__)
+    if (low in gone) != (high in gone):
+        return Match(round_number, number, low if high in gone else high, None)
+    return Match(round_number, number, high, low)
+
+
+def matches_in_round(entrants: int, round_number: int) -> int:
+    """How many matches ``round_number`` of a knockout of ``entrants`` has (byes count)."""
+    return max(1, bracket_size(entrants) >> round_number)
 
 
 def match_games(match: Match, games: int) -> list[Pairing]:
