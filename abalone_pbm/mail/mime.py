@@ -42,32 +42,39 @@ _CONTAINER_TYPE = re.compile(
     re.IGNORECASE | re.MULTILINE,
 )
 _NOT_A_CONTAINER = b"x-not-followed-"
+# The same found by a literal prefix: on the bytes in lower case after a line feed (a
+# pattern that begins with ^ or is read ignoring case is tried at every byte).
+_CONTAINER_TYPE_FOUND = re.compile(
+    rb"\ncontent-type:[ \t]*+(?:\r?\n[ \t]++)*+(?:multipart|message)/")
 # RFC 2046: a boundary is 1 to 70 characters.
 _BOUNDARY_PARAMETER = re.compile(
-    rb"""boundary[ \t]*+=[ \t]*+(?:"([^"\r\n]{1,70}+)"|([^\s;"]{1,70}+))""", re.IGNORECASE
-)
+    rb"""boundary[ \t]*+=[ \t]*+(?:"([^"\r\n]{1,70}+)"|([^\s;"]{1,70}+))"""
+)  # (read in the bytes in lower case; the boundary is taken from the bytes themselves)
 
 
 def bounded_bytes(raw: bytes) -> bytes:
     """``raw`` with at most :data:`MAX_CONTAINERS` container parts and cut before the
     delimiter of part :data:`MAX_PARTS` + 1 (``raw`` itself when it is within both)."""
-    containers = list(islice(_CONTAINER_TYPE.finditer(raw), MAX_CONTAINERS + 1))
+    # (Each match of a pattern after a line feed on b"\n" + raw starts where the match
+    # of the same pattern with ^ on raw starts, and ends one byte later.)
+    lowered = b"\n" + raw.lower()
+    containers = list(islice(_CONTAINER_TYPE_FOUND.finditer(lowered), MAX_CONTAINERS + 1))
     if len(containers) > MAX_CONTAINERS:
-        kept = containers[MAX_CONTAINERS - 1].end()
+        kept = containers[MAX_CONTAINERS - 1].end() - 1
         raw = raw[:kept] + _CONTAINER_TYPE.sub(_rename_container, raw[kept:])
+        lowered = b"\n" + raw.lower()
     boundaries: list[bytes] = []
-    for match in _BOUNDARY_PARAMETER.finditer(raw):
-        boundary = match.group(1) or match.group(2)
+    for match in _BOUNDARY_PARAMETER.finditer(lowered):
+        group = 1 if match.start(1) >= 0 else 2
+        boundary = raw[match.start(group) - 1:match.end(group) - 1]
         if boundary not in boundaries:
             boundaries.append(boundary)
             if len(boundaries) == MAX_CONTAINERS:
                 break
     if not boundaries:
         return raw
-    delimiter = re.compile(
-        rb"^--(?:" + b"|".join(re.escape(b) for b in boundaries) + rb")", re.MULTILINE
-    )
-    for count, match in enumerate(delimiter.finditer(raw), start=1):
+    delimiter = re.compile(rb"\n--(?:" + b"|".join(re.escape(b) for b in boundaries) + rb")")
+    for count, match in enumerate(delimiter.finditer(b"\n" + raw), start=1):
         if count > MAX_PARTS:
             return raw[: match.start()]
     return raw
