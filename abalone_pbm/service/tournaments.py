@@ -16,7 +16,9 @@ import json
 import logging
 import math
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
@@ -35,7 +37,7 @@ from .context import CommandError, MailContext
 from .unsubscribe import Unsubscription
 from .games import GameOptions, parse_options, winners_of
 from .tournament_games import (  # noqa: F401 (tournament_of_game: here too)
-    ROUND_KEY, TOURNAMENT_KEY, no_show, row_of, tournament_of_game,
+    ROUND_KEY, TOURNAMENT_KEY, Ending, row_of, tournament_of_game,
 )
 from .views import when as _when
 from . import turns
@@ -59,6 +61,23 @@ FORMAT_NAMES = {
 
 class TournamentError(CommandError):
     """A tournament action that cannot be done; nothing it did is kept."""
+
+
+#: Tournaments whose moving on waits while several of their games end as one act
+#: (a player leaving resigns all their games): each game's end records its result,
+#: and the tournament moves on once, after the last (see :func:`_held`).
+_HELD: ContextVar[frozenset[int]] = ContextVar("tournaments_held", default=frozenset())
+
+
+@contextmanager
+def _held(t: Tournament) -> Iterator[None]:
+    """While inside, the games of ``t`` that end only record their results: no round
+    is reported, paired or finished on a state half-way through one act."""
+    token = _HELD.set(_HELD.get() | {t.id})
+    try:
+        yield
+    finally:
+        _HELD.reset(token)
 
 
 # ------------------------------------------------------------------------- reading
@@ -138,8 +157,8 @@ def tables_of(session: Session, t: Tournament) -> list[Table]:
     status = {e.user.userid: "" if e.status == "entered" else e.status for e in entries}
     by_division: dict[int, dict[str, float]] = defaultdict(dict)
     for e in entries:
-        if t.status == "signup" and e.status != "entered":
-            continue
+        if e.status != "entered" and e.seed is None:
+            continue  # left before the start (seeds are given then): never played in it
         by_division[e.division if t.format == "championship" else 0][e.user.userid] = _rating(e)
     primary = PRIMARY[t.format]
     reached = _rounds_reached(session, t, rows) if t.format == "knockout" else None
@@ -261,17 +280,23 @@ def leave(ctx: MailContext, t: Tournament, user: User, *, status: str = "withdra
     before the start the entry just ends; after it every running game of theirs in
     the tournament is resigned and they are paired no more.  A championship's next
     edition drops them too."""
+    if t.status not in ("signup", "running"):
+        raise TournamentError(f'Tournament "{t.name}" is {t.status}: there is nothing '
+                              "left to withdraw from")
     entry = entry_of(ctx.session, t, user)
     if entry is None or entry.status != "entered":
         raise TournamentError(f'{user.userid} is not entered in tournament "{t.name}"')
     entry.status, entry.left_at = status, ctx.now
     if t.status == "running":
         why = "withdrew from" if status == "withdrawn" else "was disqualified from"
-        for row in games_of(ctx.session, t):
-            if row.score_first is None and row.board is not None \
-                    and user.id in (row.first_user_id, row.second_user_id):
-                _resign_for_tournament(ctx, row.board, user, f"{user.userid} {why} "
-                                       f"tournament {t.name}")
+        # Every game resigned first, then the tournament moves on once: a round's
+        # standings never show only some of the leaver's games decided.
+        with _held(t):
+            for row in games_of(ctx.session, t):
+                if row.score_first is None and row.board is not None \
+                        and user.id in (row.first_user_id, row.second_user_id):
+                    _resign_for_tournament(ctx, row.board, user, f"{user.userid} {why} "
+                                           f"tournament {t.name}")
         advance(ctx, t)
     following = _next_edition(ctx.session, t)
     if following is not None and following.status == "signup":
@@ -469,22 +494,23 @@ def _swiss_pairings(session: Session, t: Tournament, round_number: int) -> list[
 
 
 # ---------------------------------------------------------------- games and rounds
-def game_ended(ctx: MailContext, game: Game) -> None:
+def game_ended(ctx: MailContext, game: Game, ending: Ending | None) -> None:
     """Record a finished tournament game's result and move its tournament on (called
-    by ``turns`` for every game that ends: see ``turns.GAME_ENDED``)."""
-    row = row_of(ctx.session, game)
-    if row is None or row.score_first is not None:
+    by ``turns`` for every game that ends, with what its end found: see
+    ``turns.GAME_ENDED``)."""
+    if ending is None or ending.row.score_first is not None:
         return
+    row = ending.row
     winners = winners_of(game)
     row.score_first = 0.5 if not winners or len(winners) > 1 else (
         1.0 if winners[0] == 1 else 0.0)
     ejected = _ejected(game.position)
     row.marbles_first, row.marbles_second = ejected[0], ejected[1]
-    if row.kind != "adjudicated" and no_show(ctx.session, game):
+    if ending.no_show:
         row.kind = "noshow"
     ctx.session.flush()
     t = ctx.session.get(Tournament, row.tournament_id)
-    if t is not None:
+    if t is not None and t.id not in _HELD.get():
         advance(ctx, t)
 
 
@@ -721,7 +747,7 @@ def show_text(session: Session, t: Tournament) -> str:
 
 def _entrant_line(e: TournamentEntry, t: Tournament) -> str:
     parts = [f"{e.user.userid} ({round(_rating(e))})"]
-    if t.format == "championship" and t.status != "signup":
+    if t.format == "championship" and e.seed is not None:  # in at the start
         parts.append(f"division {e.division + 1}")
     if e.status != "entered":
         parts.append(e.status)
