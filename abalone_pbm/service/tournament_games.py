@@ -9,6 +9,8 @@ each ended game through ``turns.GAME_ENDED``.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from sqlalchemy import exists, select
 from sqlalchemy.orm import Session
 
@@ -46,16 +48,29 @@ def _never_moved(session: Session, game: Game, seat: int) -> bool:
         MoveRecord.game_id == game.id, MoveRecord.seat == seat)))
 
 
-def unrated(session: Session, game: Game) -> bool:
-    """Whether a finished tournament game is left out of the ratings: the admin's
-    verdict, or a no-show (the loser never moved: the opponent gets the point, but a
-    rating should not move for a game that was not played)."""
+@dataclass(frozen=True)
+class Ending:
+    """A finished tournament game as its end finds it, looked up once (``turns.end_game``
+    rates by it and hands it to the tournaments through ``turns.GAME_ENDED``)."""
+
+    row: TournamentGame
+    #: The loser never moved and did not resign by their own mail (see :func:`no_show`).
+    no_show: bool
+
+    @property
+    def rated(self) -> bool:
+        """The admin's verdict and a no-show are left out of the ratings: a rating
+        should not move for a game that was not played out."""
+        return self.row.kind != "adjudicated" and not self.no_show
+
+
+def ending_of(session: Session, game: Game) -> Ending | None:
+    """The tournament side of a game that has just ended (None: not a tournament
+    game).  An adjudicated game is the admin's: never a no-show."""
     row = row_of(session, game)
     if row is None:
-        return False
-    if row.kind == "adjudicated":
-        return True
-    return no_show(session, game)
+        return None
+    return Ending(row, row.kind != "adjudicated" and no_show(session, game))
 
 
 def no_show(session: Session, game: Game) -> bool:

@@ -281,8 +281,12 @@ def leave(ctx: MailContext, t: Tournament, user: User, *, status: str = "withdra
     the tournament is resigned and they are paired no more.  A championship's next
     edition drops them too."""
     if t.status not in ("signup", "running"):
+        following = _next_edition(ctx.session, t)
+        hint = (f'; its next edition "{following.name}" is open for sign-up, and '
+                "withdrawing from that one takes you out of it"
+                if following is not None and following.status == "signup" else "")
         raise TournamentError(f'Tournament "{t.name}" is {t.status}: there is nothing '
-                              "left to withdraw from")
+                              f"left to withdraw from{hint}")
     entry = entry_of(ctx.session, t, user)
     if entry is None or entry.status != "entered":
         raise TournamentError(f'{user.userid} is not entered in tournament "{t.name}"')
@@ -805,13 +809,11 @@ class ClockReport:
 
 
 def stalled_games(session: Session, t: Tournament, now: datetime) -> list[tuple[Game, str, int]]:
-    """The running games of a tournament whose player to move has waited longer than
-    the forfeit time (on vacation, so the clock does not forfeit them): (game, the
-    userid to move, days waited)."""
-    forfeit = GameOptions.from_json("{}").forfeittime
-    raw = game_options(t).get("forfeittime")
-    if isinstance(raw, str) and raw.isdigit():
-        forfeit = int(raw)
+    """The running games of a tournament whose player to move has waited past the
+    game's own forfeit time, by the clock's rule (``timeouts.forfeit_due``): a player on
+    vacation, whom the clock does not forfeit.  (game, the userid to move, days waited)."""
+    from .timeouts import forfeit_due
+
     out = []
     for row in games_of(session, t):
         if row.score_first is not None or row.board is None:
@@ -820,7 +822,7 @@ def stalled_games(session: Session, t: Tournament, now: datetime) -> list[tuple[
         if game is None or game.status != "active":
             continue
         waited = now - game.turn_started_at
-        if waited > timedelta(days=forfeit):
+        if forfeit_due(GameOptions.from_json(game.options), waited):
             mover = next((s.user.userid for s in game.seats if s.seat == game.to_move), "?")
             out.append((game, mover, waited.days))
     return out

@@ -30,7 +30,9 @@ from .ratings import rate_game
 #: Told of every game that ends, in the transaction that ends it, after its last
 #: mails: the tournaments record the result and go on (``service.tournaments`` adds
 #: itself; it sits above the game's life, which must not import it).
-GAME_ENDED: list[Callable[[MailContext, Game], None]] = []
+#: A tournament game's hook is handed what its end found (``tournament_games.Ending``:
+#: its row and whether it was a no-show), so it is not looked up twice.
+GAME_ENDED: list[Callable[[MailContext, Game, tournament_games.Ending | None], None]] = []
 
 #: Length of ``MoveRecord.source_message_id``.
 _MESSAGE_ID_COLUMN = 255
@@ -217,11 +219,12 @@ def end_game(
     game.updated_at = ctx.now
     game.proposal, game.proposal_seat, game.proposal_votes = None, None, ""
     # A tournament game the admin decided, or one player never moved in, is not rated.
-    changes = [] if tournament_games.unrated(ctx.session, game) else _rate(game)
+    ending = tournament_games.ending_of(ctx.session, game)
+    changes = _rate(game) if ending is None or ending.rated else []
     mails.game_over_mails(ctx, game, board, changes, mover=mover, comment=comment,
                           notices=notices)
     for hook in GAME_ENDED:
-        hook(ctx, game)
+        hook(ctx, game, ending)
 
 
 def _rate(game: Game) -> list[tuple[Seat, float, float]]:

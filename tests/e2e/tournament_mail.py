@@ -43,7 +43,13 @@ def text_of(message: EmailMessage) -> str:
     """The plain text part of a mail."""
     part = message.get_body(("plain",))
     assert part is not None, message
-    return str(part.get_content())  # type: ignore[attr-defined]
+    return str(part.get_content()).replace("\r\n", "\n")  # type: ignore[attr-defined]
+
+
+def flat(text: str) -> str:
+    """``text`` with every run of blanks and line breaks one space (a wrapped sentence
+    read whole)."""
+    return " ".join(text.split())
 
 
 def admin(server: LiveServer, *args: str, expect_code: int = 0) -> str:
@@ -53,6 +59,12 @@ def admin(server: LiveServer, *args: str, expect_code: int = 0) -> str:
                           env=server.env, capture_output=True, text=True, timeout=120)
     assert done.returncode == expect_code, (args, done.returncode, done.stdout, done.stderr)
     return done.stdout if expect_code == 0 else done.stderr
+
+
+def wait_mail(server: LiveServer, userid: str, subject_pattern: str,
+              timeout: float = 30.0) -> EmailMessage:
+    """The next mail to ``userid`` whose Subject matches, not taken before."""
+    return server.mailbox.wait_for(address(userid), subject_pattern, timeout)
 
 
 def signup_all(server: LiveServer, userids: Iterable[str]) -> None:
@@ -196,6 +208,16 @@ def decide_games(server: LiveServer, losers: dict[int, str],
     for number in losers:
         text = wait_game_over(server, boards[number])
         assert f"{losers[number]} resigned" in text, text[:600]
+
+
+def draw_game(server: LiveServer, board: TournamentBoard) -> str:
+    """The first player proposes a draw by reply, the second accepts: a drawn, rated
+    game; the text of its last board mail."""
+    reply(server, board, board.first, "propose")
+    for userid in board.players:
+        wait_mail(server, userid, rf"^Abalone Board {board.number} {board.first}( \*\*)?$")
+    reply(server, board, board.second, "accept")
+    return wait_game_over(server, board)
 
 
 # ---------------------------------------------------------------------- standings
