@@ -232,6 +232,7 @@ def set_pressure(per_marble: int, pushes: int | None = None) -> None:
     if pushes is not None:
         PUSHES = pushes
         PUSH_BY[:] = [pushes * n for n in range(len(CELLS) + 1)]
+    clear_caches()
 
 
 def pushable(pusher: int, enemy: int) -> int:
@@ -288,10 +289,7 @@ def set_weights(weights: dict[str, int]) -> None:
         return
     for name, value in weights.items():
         globals()[_WEIGHT_GLOBALS[name]] = int(value)
-    _SIDE_CACHE.clear()
-    _PAIR_CACHE.clear()
-    _CENTRE_CACHE.clear()
-    _PUSH_CACHE.clear()
+    clear_caches()
 
 
 #: One side's share of the evaluation by its bitboard (see :func:`side_value`): a move
@@ -330,7 +328,7 @@ def side_value(bits: int) -> int:
 def evaluate(me: int, op: int, mine: int, theirs: int) -> int:
     """The weighted sum of :func:`features` plus :func:`finish_term`, in thousandths
     of a marble."""
-    return static_eval(me, op, mine, theirs)[0]
+    return evaluation(me, op, mine, theirs)[0]
 
 
 def static_eval(me: int, op: int, mine: int, theirs: int) -> tuple[int, int]:
@@ -339,71 +337,28 @@ def static_eval(me: int, op: int, mine: int, theirs: int) -> tuple[int, int]:
     return value, my_threats
 
 
-#: The terms of a position that do not depend on the marbles pushed off, by (me, op):
-#: (their sum, marbles the side to move could push off, marbles it could lose).
-#: Searches meet the same positions by other move orders, so lookups often hit.
-_PAIR_CACHE: dict[tuple[int, int], tuple[int, int, int]] = {}
-#: Both sides' centre sums by (me, op), for the pressure term.
-_CENTRE_CACHE: dict[tuple[int, int], tuple[int, int]] = {}
-#: The marbles of ``enemy`` that ``pusher`` could push, by (pusher, enemy).
-_PUSH_CACHE: dict[tuple[int, int], int] = {}
-PAIR_CACHE_LIMIT: Final = 1 << 17
+#: :func:`evaluation`'s answers by (me, op, mine, theirs).  Searches meet the same
+#: positions by other move orders and evaluate a node's position more than once (stand
+#: pat, pruning tests), so about two lookups in five hit.
+_EVAL_CACHE: dict[tuple[int, int, int, int], tuple[int, int, int]] = {}
+#: The cache is emptied when it grows past this many entries (bounded memory).
+EVAL_CACHE_LIMIT: Final = 1 << 17
+
+
+def clear_caches() -> None:
+    """Forget every cached value (after a change of weights)."""
+    _SIDE_CACHE.clear()
+    _EVAL_CACHE.clear()
 
 
 def evaluation(me: int, op: int, mine: int, theirs: int) -> tuple[int, int, int]:
     """(:func:`evaluate`, the marbles the side to move can push off now, the marbles
     the other side could push off if it were to move), written out for speed: the
     search needs all three."""
-    terms = _PAIR_CACHE.get((me, op))
-    if terms is None:
-        terms = _pair_terms(me, op)
-    base, my_threats, their_threats = terms
-    lead = mine - theirs
-    value = (
-        MATERIAL * lead + PROGRESS * (mine * mine - theirs * theirs) + base
-        + FINISH[mine] - FINISH[theirs]
-    )
-    if mine or theirs:
-        # The pressure term is nothing until a marble is off: the centre sums are
-        # looked up (or computed) only then.
-        centres = _CENTRE_CACHE.get((me, op))
-        if centres is None:
-            centres = _centres(me, op)
-        value += PRESS[mine] * centres[1] - PRESS[theirs] * centres[0]
-        # Pushes count for a side once it has pushed off a marble (only its own
-        # then, in most positions: a third of the cost of both).
-        if mine:
-            pushes = _PUSH_CACHE.get((me, op))
-            if pushes is None:
-                pushes = _pushes(me, op)
-            value += PUSH_BY[mine] * pushes
-        if theirs:
-            pushes = _PUSH_CACHE.get((op, me))
-            if pushes is None:
-                pushes = _pushes(op, me)
-            value -= PUSH_BY[theirs] * pushes
-    if my_threats and lead:
-        value += LEAD_THREATS * lead * my_threats
-    return value, my_threats, their_threats
-
-
-def _pushes(pusher: int, enemy: int) -> int:
-    count = pushable(pusher, enemy).bit_count()
-    if len(_PUSH_CACHE) >= PAIR_CACHE_LIMIT:
-        _PUSH_CACHE.clear()
-    _PUSH_CACHE[(pusher, enemy)] = count
-    return count
-
-
-def _centres(me: int, op: int) -> tuple[int, int]:
-    centres = (_centre(me), _centre(op))
-    if len(_CENTRE_CACHE) >= PAIR_CACHE_LIMIT:
-        _CENTRE_CACHE.clear()
-    _CENTRE_CACHE[(me, op)] = centres
-    return centres
-
-
-def _pair_terms(me: int, op: int) -> tuple[int, int, int]:
+    key = (me, op, mine, theirs)
+    answer = _EVAL_CACHE.get(key)
+    if answer is not None:
+        return answer
     get = _SIDE_CACHE.get
     mine_side = get(me)
     if mine_side is None:
@@ -411,64 +366,125 @@ def _pair_terms(me: int, op: int) -> tuple[int, int, int]:
     their_side = get(op)
     if their_side is None:
         their_side = side_value(op)
-    value = mine_side - their_side
-    my_edge = me & R4
-    op_edge = op & R4
-    # Both sides' threats in one pass over the six directions (threatened_marbles
-    # written out twice).
-    hit_op = hit_me = 0
-    exposed = 0
-    for o, out in _OUT:
-        victims_op = op_edge & out
-        victims_me = my_edge & out
-        if o > 0:
-            if victims_op:
-                exposed += (victims_op & (me << o)).bit_count()
-                g2 = me & (me << o)
-                if g2:
-                    f2 = g2 << o
-                    hit_op |= f2 & victims_op
-                    g3 = g2 & f2
-                    if g3:
-                        hit_op |= (((g3 << o) & op) << o) & victims_op
-            if victims_me:
-                exposed -= (victims_me & (op << o)).bit_count()
-                g2 = op & (op << o)
-                if g2:
-                    f2 = g2 << o
-                    hit_me |= f2 & victims_me
-                    g3 = g2 & f2
-                    if g3:
-                        hit_me |= (((g3 << o) & me) << o) & victims_me
-        else:
-            p = -o
-            if victims_op:
-                exposed += (victims_op & (me >> p)).bit_count()
-                g2 = me & (me >> p)
-                if g2:
-                    f2 = g2 >> p
-                    hit_op |= f2 & victims_op
-                    g3 = g2 & f2
-                    if g3:
-                        hit_op |= (((g3 >> p) & op) >> p) & victims_op
-            if victims_me:
-                exposed -= (victims_me & (op >> p)).bit_count()
-                g2 = op & (op >> p)
-                if g2:
-                    f2 = g2 >> p
-                    hit_me |= f2 & victims_me
-                    g3 = g2 & f2
-                    if g3:
-                        hit_me |= (((g3 >> p) & me) >> p) & victims_me
-    my_threats = hit_op.bit_count()
-    their_threats = hit_me.bit_count()
+    lead = mine - theirs
+    value = (
+        mine_side - their_side
+        + MATERIAL * lead + PROGRESS * (mine * mine - theirs * theirs)
+        + FINISH[mine] - FINISH[theirs]
+    )
+    hit_op, hit_me, exposed = _contacts(me, op)
+    # Pushes count for a side once it has pushed off a marble.
+    if mine:
+        value += PUSH_BY[mine] * _push_count(me, op)
+    if theirs:
+        value -= PUSH_BY[theirs] * _push_count(op, me)
+    if mine or theirs:
+        # The pressure term is nothing until a marble is off.
+        value += PRESS[mine] * (
+            (op & R1).bit_count() + 2 * (op & R2).bit_count()
+            + 3 * (op & R3).bit_count() + 4 * (op & R4).bit_count()
+        ) - PRESS[theirs] * (
+            (me & R1).bit_count() + 2 * (me & R2).bit_count()
+            + 3 * (me & R3).bit_count() + 4 * (me & R4).bit_count()
+        )
+    my_threats = hit_op.bit_count() if hit_op else 0
+    their_threats = hit_me.bit_count() if hit_me else 0
     if my_threats:
-        value += THREAT_NOW
+        value += THREAT_NOW + THREATS * my_threats
+        if lead:
+            value += LEAD_THREATS * lead * my_threats
     if their_threats:
-        value += THREATENED
-    value += THREATS * (my_threats - their_threats) + EXPOSED * exposed
-    terms = (int(value), my_threats, their_threats)
-    if len(_PAIR_CACHE) >= PAIR_CACHE_LIMIT:
-        _PAIR_CACHE.clear()
-    _PAIR_CACHE[(me, op)] = terms
-    return terms
+        value += THREATENED - THREATS * their_threats
+    value += EXPOSED * exposed
+    answer = (int(value), my_threats, their_threats)
+    if len(_EVAL_CACHE) >= EVAL_CACHE_LIMIT:
+        _EVAL_CACHE.clear()
+    _EVAL_CACHE[key] = answer
+    return answer
+
+
+#: Per axis: (one step along it, two steps, the cells whose neighbour one way or the
+#: other along it is off the board).
+_AXIS_OUT: Final = tuple(
+    (o, 2 * o, dict(_OUT)[o] | dict(_OUT)[-o]) for o in _AXES
+)
+#: Per direction, apart for positive and negative offsets (a shift each way, no test
+#: of the sign): (one to four steps along it, the cells whose neighbour that way is
+#: off the board).
+_UP: Final = tuple((o, 2 * o, 3 * o, 4 * o, out) for o, out in _OUT if o > 0)
+_DOWN: Final = tuple((-o, -2 * o, -3 * o, -4 * o, out) for o, out in _OUT if o < 0)
+
+
+def _contacts(me: int, op: int) -> tuple[int, int, int]:
+    """(the marbles of ``op`` that ``me`` could push off now, those of ``me`` that ``op``
+    could, the ``exposed`` feature): :func:`threatened_marbles` both ways and
+    ``exposed`` in one pass over the three axes.
+
+    An edge cell's neighbour is off the board one way along an axis, and then (the
+    board is convex) the cells one and two steps further that way are too: shifted
+    both ways along the axis, a bitboard holds at such a cell only what lies behind
+    it.  So each axis takes one test for both of its directions.
+    """
+    hit_op = hit_me = exposed = 0
+    deep_op = deep_me = 0
+    for o, o2, out in _AXIS_OUT:
+        op_out = op & out
+        me_out = me & out
+        near_me = (me << o) | (me >> o)
+        near_op = (op << o) | (op >> o)
+        far_me = (me << o2) | (me >> o2)
+        far_op = (op << o2) | (op >> o2)
+        behind = op_out & near_me
+        if behind:
+            exposed += behind.bit_count()
+            hit_op |= behind & far_me
+        behind = me_out & near_op
+        if behind:
+            exposed -= behind.bit_count()
+            hit_me |= behind & far_op
+        # Three push two: a victim's partner behind it, a pusher behind that.
+        deep_op |= op_out & near_op & far_me
+        deep_me |= me_out & near_me & far_op
+    if deep_op:
+        hit_op |= _three_push_two(me, op)
+    if deep_me:
+        hit_me |= _three_push_two(op, me)
+    return hit_op, hit_me, exposed
+
+
+def _three_push_two(pusher: int, enemy: int) -> int:
+    """The marbles of ``enemy`` that a line of three pushes off in front of another."""
+    hit = 0
+    for o, o2, o3, o4, out in _UP:
+        pair = enemy & out & (enemy << o) & (pusher << o2)
+        if pair:
+            hit |= pair & (pusher << o3) & (pusher << o4)
+    for o, o2, o3, o4, out in _DOWN:
+        pair = enemy & out & (enemy >> o) & (pusher >> o2)
+        if pair:
+            hit |= pair & (pusher >> o3) & (pusher >> o4)
+    return hit
+
+
+def _push_count(pusher: int, enemy: int) -> int:
+    """``pushable(pusher, enemy).bit_count()``, each axis's pairs of pushers found once
+    for both its directions."""
+    free = GRID_MASK & ~(pusher | enemy)
+    pushed = 0
+    for o, o2, _ in _AXIS_OUT:
+        pairs = pusher & (pusher << o)  # a pusher here and one a step back
+        if not pairs:
+            continue
+        first = enemy & (pairs << o)  # pushed towards +o
+        if first:
+            pushed |= first & (free >> o)
+            three = first & (pusher << (o2 + o)) & (enemy >> o)
+            if three:
+                pushed |= three & (free >> o2)
+        first = enemy & (pairs >> o2)  # pushed towards -o
+        if first:
+            pushed |= first & (free << o)
+            three = first & (pusher >> (o2 + o)) & (enemy << o)
+            if three:
+                pushed |= three & (free << o2)
+    return pushed.bit_count()

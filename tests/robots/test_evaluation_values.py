@@ -12,8 +12,7 @@ depth must choose the same move with the same value and the same node count.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Iterator
 
 import pytest
 
@@ -230,15 +229,14 @@ def test_evaluation_is_the_terms_definitions() -> None:
 
 def test_evaluation_without_caches_is_the_same() -> None:
     for me, op, mine, theirs in POSITIONS[:60]:
-        features._PAIR_CACHE.clear()
-        features._SIDE_CACHE.clear()
-        features._CENTRE_CACHE.clear()
-        features._PUSH_CACHE.clear()
+        features.clear_caches()
         assert features.evaluation(me, op, mine, theirs) == slow_evaluation(me, op, mine, theirs)
 
 
 def test_evaluation_follows_other_pressure_weights() -> None:
     pressure, pushes = features.PRESSURE, features.PUSHES
+    for position in POSITIONS[:80]:  # cached with the weights of now
+        features.evaluation(*position)
     try:
         features.set_pressure(45, 17)
         for me, op, mine, theirs in POSITIONS[:80]:
@@ -304,8 +302,7 @@ def test_children_come_in_lane_order() -> None:
 
 
 # ------------------------------------------------------------------ searches
-@contextmanager
-def slow_evaluations() -> Iterator[None]:
+def use_slow_evaluations(monkeypatch: pytest.MonkeyPatch) -> None:
     """Every search's evaluation replaced by the slow one (remembered by position)."""
     cache: dict[tuple[int, int, int, int], tuple[int, int, int]] = {}
 
@@ -315,19 +312,9 @@ def slow_evaluations() -> Iterator[None]:
             cache[key] = slow_evaluation(*key)
         return cache[key]
 
-    saved: list[tuple[object, str, Callable[..., object]]] = [
-        (duel, "evaluation", duel.evaluation),
-        (search, "evaluate_two", search.evaluate_two),
-        (evaluation_module, "evaluate_two", evaluation_module.evaluate_two),
-    ]
-    try:
-        duel.evaluation = remembered  # type: ignore[assignment]
-        search.evaluate_two = slow_evaluate_two  # type: ignore[assignment]
-        evaluation_module.evaluate_two = slow_evaluate_two  # type: ignore[assignment]
-        yield
-    finally:
-        for module, name, value in saved:
-            setattr(module, name, value)
+    monkeypatch.setattr(duel, "evaluation", remembered)
+    monkeypatch.setattr(search, "evaluate_two", slow_evaluate_two)
+    monkeypatch.setattr(evaluation_module, "evaluate_two", slow_evaluate_two)
 
 
 def search_results(boards: list[Board], depth: int) -> list[tuple[str, int | None, int]]:
@@ -357,11 +344,51 @@ def search_boards() -> list[Board]:
 
 
 @pytest.mark.parametrize("depth", [3])
-def test_search_with_the_fast_evaluation_is_the_search_with_the_definitions(depth: int) -> None:
+def test_search_with_the_fast_evaluation_is_the_search_with_the_definitions(
+    depth: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
     boards = search_boards()
     assert len(boards) >= 10
     assert any(b.ejected(1) or b.ejected(2) for b in boards)  # the finishing terms count
     fast = search_results(boards, depth)
-    with slow_evaluations():
-        slow = search_results(boards, depth)
+    use_slow_evaluations(monkeypatch)
+    slow = search_results(boards, depth)
     assert fast == slow
+
+
+def edge_patterns(seed: int) -> Iterator[tuple[int, int]]:
+    """(me, op) with, at every edge cell and for every way off the board there, each
+    pattern the contact terms read: a victim with a pusher one behind, two, three;
+    with its partner behind it and three pushers behind that; among random marbles."""
+    rng = random.Random(seed)
+    for v in CELLS:
+        for o in OFFSETS:
+            if on_board(v + o):
+                continue
+            for pattern in ((1,), (1, 1), (1, 1, 1), (2, 1, 1, 1), (2, 1, 1), (2, 2, 1, 1, 1)):
+                me = op = 0
+                for k, who in enumerate(pattern):
+                    cell = v - k * o if k else v
+                    if not on_board(cell):
+                        break
+                    if k == 0 or who == 2:
+                        op |= 1 << cell
+                    else:
+                        me |= 1 << cell
+                for c in CELLS:
+                    if not (me | op) >> c & 1 and rng.random() < 0.15:
+                        if rng.random() < 0.5:
+                            me |= 1 << c
+                        else:
+                            op |= 1 << c
+                yield me, op
+
+
+def test_contact_terms_at_every_edge_cell_and_way_out() -> None:
+    count = 0
+    for me, op in edge_patterns(seed=8):
+        for mine, theirs in ((0, 0), (2, 3)):
+            for a, b in ((me, op), (op, me)):
+                assert features.evaluation(a, b, mine, theirs) == slow_evaluation(a, b, mine, theirs)
+                count += 1
+    assert count > 1000
