@@ -173,7 +173,19 @@ def reply(server: LiveServer, board: TournamentBoard, userid: str, text: str) ->
 
 def opening_move(layout: str = "standard") -> str:
     """A legal first move of ``layout`` (the first the rules list)."""
-    return str(next(Board.from_layout(layout).generate_legal_moves()))
+    return opening_moves(1, layout)[0]
+
+
+def opening_moves(count: int, layout: str = "standard") -> list[str]:
+    """The first ``count`` moves of a game of ``layout`` in which each side plays the
+    first legal move the rules list."""
+    board = Board.from_layout(layout)
+    out = []
+    for _ in range(count):
+        move = next(board.generate_legal_moves())
+        board.push(move)
+        out.append(str(move))
+    return out
 
 
 def wait_game_over(server: LiveServer, board: TournamentBoard) -> str:
