@@ -60,19 +60,43 @@ CHANGES: Final = tuple(
 )
 
 
+#: The same tables indexed by ``bits.bit_length()`` (one more than the bit; entry 0 is
+#: never read), so that the loops below read the highest set bit without a
+#: subtraction; the quiet kinds' as the mover's diff alone (the other side's marbles
+#: stay as they are).
+_BY_LENGTH: Final = tuple(((QUIET, 0, 0), *table) for table in CHANGES)
+_QUIET_BY_LENGTH: Final = tuple(
+    (0, *(diff for _, diff, _ in table))
+    if all(what == QUIET and not op_diff for what, _, op_diff in table) else None
+    for table in CHANGES
+)
+#: ``_BELOW_LENGTH[n]``: the bits below the highest bit of an integer of n bits.
+_BELOW_LENGTH: Final = (0, *BELOW)
+
+
 def children(me: int, op: int, blockers: int = 0) -> list[Child]:
     """Every legal move of ``me`` marbles alone against ``op`` (what may be pushed);
     ``blockers`` are marbles that neither move nor are pushed (a partner's)."""
     out: list[Child] = []
     append = out.append
+    below = _BELOW_LENGTH
     for bits, kind in lane_masks(me, op, blockers):
-        table = CHANGES[kind]
-        # Every set bit is the end of a legal move (see rules.movegen).
-        while bits:
-            top = bits.bit_length() - 1
-            what, diff, op_diff = table[top]
-            append((what, diff, me ^ diff, op ^ op_diff))
-            bits &= BELOW[top]
+        # Every set bit is the end of a legal move (see rules.movegen), read from the
+        # highest down.
+        quiet = _QUIET_BY_LENGTH[kind]
+        if quiet is not None:
+            while bits:
+                n = bits.bit_length()
+                diff = quiet[n]
+                append((QUIET, diff, me ^ diff, op))
+                bits &= below[n]
+        else:
+            table = _BY_LENGTH[kind]
+            while bits:
+                n = bits.bit_length()
+                what, diff, op_diff = table[n]
+                append((what, diff, me ^ diff, op ^ op_diff))
+                bits &= below[n]
     return out
 
 
@@ -92,13 +116,14 @@ def tactical_children(me: int, op: int, edge: int) -> list[Child]:
     found = ((one, 3), (one & o4, 4), (me * _S5 & o4 & o3 & op * _S2 & e1 & landing, 5))
     out: list[Child] = []
     append = out.append
+    below = _BELOW_LENGTH
     for bits, kind in found:
-        table = CHANGES[kind]
+        table = _BY_LENGTH[kind]
         while bits:
-            top = bits.bit_length() - 1
-            what, diff, op_diff = table[top]
+            n = bits.bit_length()
+            what, diff, op_diff = table[n]
             append((what, diff, me ^ diff, op ^ op_diff))
-            bits &= BELOW[top]
+            bits &= below[n]
     return out
 
 

@@ -18,7 +18,7 @@ import pytest
 
 from abalone_pbm.robots import BoulderRobot, evaluation as evaluation_module
 from abalone_pbm.robots import duel, features, search
-from abalone_pbm.robots.bitmoves import CHANGES, children
+from abalone_pbm.robots.bitmoves import CHANGES, EJECT, PUSH, children, tactical_children
 from abalone_pbm.rules import Board, Rules
 from abalone_pbm.rules.geometry import BOARD_MASK, CELLS, DIAGONAL_OF, OFFSETS, ROW_OF
 from abalone_pbm.rules.movegen import lane_masks
@@ -289,16 +289,27 @@ def test_threats_among_several_sides_are_the_definition() -> None:
             assert features.threatened_marbles(own, rest) == threatened_cells(own, rest, rest)
 
 
-def test_children_come_in_lane_order() -> None:
+def test_moves_come_in_lane_order() -> None:
     """The searches' tie-breaks depend on the order of the moves: kind by kind as the
-    rules core's lanes give them, each kind from the highest lane bit down."""
+    rules core's lanes give them, each kind from the highest lane bit down; the
+    tactical moves (ejections, pushes onto the edge) in that order too."""
+    rng = random.Random(3)
     for me, op, _, _ in POSITIONS[:80]:
-        expected = []
-        for bits, kind in lane_masks(me, op):
-            for bit in sorted((b for b in range(bits.bit_length()) if bits >> b & 1), reverse=True):
-                what, diff, op_diff = CHANGES[kind][bit]
-                expected.append((what, diff, me ^ diff, op ^ op_diff))
-        assert children(me, op) == expected
+        empty = [c for c in CELLS if not (me | op) >> c & 1]
+        for blockers in (0, sum(1 << c for c in rng.sample(empty, 4))):
+            expected = []
+            for bits, kind in lane_masks(me, op, blockers):
+                for bit in sorted((b for b in range(bits.bit_length()) if bits >> b & 1),
+                                  reverse=True):
+                    what, diff, op_diff = CHANGES[kind][bit]
+                    expected.append((what, diff, me ^ diff, op ^ op_diff))
+            assert children(me, op, blockers) == expected
+            if blockers:
+                continue
+            assert tactical_children(me, op, features.EDGE) == [
+                kid for kid in expected
+                if kid[0] == EJECT or (kid[0] == PUSH and kid[3] & ~op & features.EDGE)
+            ]
 
 
 # ------------------------------------------------------------------ searches
