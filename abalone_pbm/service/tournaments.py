@@ -37,7 +37,7 @@ from .context import CommandError, MailContext
 from .unsubscribe import Unsubscription
 from .games import GameOptions, parse_options, winners_of
 from .tournament_games import (  # noqa: F401 (tournament_of_game: here too)
-    ROUND_KEY, TOURNAMENT_KEY, Ending, row_of, tournament_of_game,
+    ROUND_KEY, TOURNAMENT_KEY, Ending, tournament_of_game,
 )
 from .views import when as _when
 from . import turns

@@ -43,7 +43,7 @@ def text_of(message: EmailMessage) -> str:
     """The plain text part of a mail."""
     part = message.get_body(("plain",))
     assert part is not None, message
-    return str(part.get_content()).replace("\r\n", "\n")  # type: ignore[attr-defined]
+    return str(part.get_content()).replace("\r\n", "\n")
 
 
 def flat(text: str) -> str:
