@@ -6,7 +6,11 @@ has been answered.
 other headers that repeat it, such as Outlook's ``Thread-Topic``) and in every text
 part, plain or HTML: the passwords the server found while it handled the mail (its
 ``MailContext.secrets``), and every word the masking rule (``protocol.masking``) reads
-as a password in these texts. What a replay or an admin needs stays: every header, the
+as a password in these texts. An HTML part is read as the words its markup shows
+(``masking.markup_words``: a reply quoting a board mail's 25 KB of markup is a few
+hundred characters of text); once any text of the mail holds a password, the markup
+itself is read by the rule too, as before, and every password found is hidden in the
+text between its tags. What a replay or an admin needs stays: every header, the
 MIME structure, every part the server did not change. A changed part is encoded again
 (UTF-8, quoted-printable or base64 as its text needs), so the bytes stay valid MIME. A
 mail without a password is kept byte for byte.
@@ -26,8 +30,8 @@ import re
 from collections.abc import Iterable
 
 from ..protocol.masking import (
-    LONG_SECRET, PASSWORD_MASK, UseridCheck, hide_passwords, hide_passwords_in_html,
-    mask_and_find_passwords,
+    LONG_SECRET, PASSWORD_MASK, UseridCheck, find_passwords, hide_passwords,
+    hide_passwords_in_html, mask_and_find_passwords, markup_words,
 )
 from ..db.models import InboxMail
 from .decoding import _decode_bytes, _leaf_parts
@@ -49,7 +53,8 @@ def masked_raw(raw: bytes, secrets: Iterable[str], is_userid: UseridCheck = None
     # Every text read and masked first, then the passwords of all of them (and the
     # mail's own) hidden in each: a password of the plain part is hidden in the HTML
     # part too, wherever it stands there.
-    texts: list[tuple[str | int, str, str, bool]] = []
+    # (An HTML part's markup, masked only when needed, is None until then.)
+    texts: list[tuple[str | int, str, str | None, bool]] = []
     found = {s for s in secrets if s and s != PASSWORD_MASK}
     for name in _SUBJECT_LIKE:
         value = reading.get(name)
@@ -60,12 +65,26 @@ def masked_raw(raw: bytes, secrets: Iterable[str], is_userid: UseridCheck = None
             found |= more
     for number, part in enumerate(_text_leaves(reading)):
         content = _part_text(part)
-        if content is not None:
+        if content is None:
+            continue
+        if part.get_content_subtype() == "html":
+            found |= find_passwords(markup_words(content), is_userid)
+            texts.append((number, content, None, True))
+        else:
             masked, more = mask_and_find_passwords(content, is_userid)
-            texts.append((number, content, masked, part.get_content_subtype() == "html"))
+            texts.append((number, content, masked, False))
+            found |= more
+    if not found and all(masked in (None, text) for _, text, masked, _ in texts):
+        return raw  # (no text of the mail, nor its markup's words, holds a password)
+    # A mail with a password: its markup read by the rule too, as any text.
+    for index, (where, text, masked, html) in enumerate(texts):
+        if masked is None:
+            masked, more = mask_and_find_passwords(text, is_userid)
+            texts[index] = (where, text, masked, html)
             found |= more
     changes: list[tuple[str | int, str]] = []
     for where, text, masked, html in texts:
+        assert masked is not None
         masked = (hide_passwords_in_html if html else hide_passwords)(
             masked, found, short_too=True)
         if masked != text:

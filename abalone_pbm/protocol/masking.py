@@ -141,13 +141,25 @@ def _keys_beginning_like(first: str) -> tuple[tuple[tuple[str, ...], CommandSpec
     return tuple((key, spec) for key, spec in COMMAND_WORDS.items() if _close(first, key[0]))
 
 
+@functools.lru_cache(maxsize=1 << 14)
+def _keys_beginning_like_two(first: str, second: str
+                             ) -> tuple[tuple[tuple[str, ...], CommandSpec], ...]:
+    """Those of ``_keys_beginning_like(first)`` of one word, or whose second word
+    ``second`` is, exactly or with one slip (the game word begins some hundred)."""
+    return tuple((key, spec) for key, spec in _keys_beginning_like(first)
+                 if len(key) < 2 or _close(second, key[1]))
+
+
 def _recognise(lowered: Sequence[str]) -> tuple[CommandSpec, int] | None:
     """The command the words begin with, exactly or slightly misspelt, and how many
     words it took; also a board command written without the game word."""
     best: tuple[int, int, CommandSpec] | None = None  # (-exact, -length) ordering
     if not lowered:
         return None
-    for key, spec in _keys_beginning_like(lowered[0]):
+    # (A key of two words or more fits only when the second words are close.)
+    keys = (_keys_beginning_like(lowered[0]) if len(lowered) < 2
+            else _keys_beginning_like_two(lowered[0], lowered[1]))
+    for key, spec in keys:
         if len(lowered) < len(key) or not all(_close(w, k) for w, k in zip(lowered, key)):
             continue
         exact = tuple(lowered[: len(key)]) == key
@@ -1244,6 +1256,37 @@ def hide_passwords_in_html(html_text: str, secrets: Iterable[str], *,
     return "".join(piece if piece.startswith("<")
                    else _hide_in_line(piece, escaped, short_too=short_too)
                    for piece in pieces)
+
+
+#: The tags of HTML elements that begin a line where a mail program shows them.
+_LINE_TAG_RE = re.compile(
+    r"</?(?:address|article|blockquote|br|center|dd|div|dl|dt|footer|h[1-6]|header|hr|li"
+    r"|ol|p|pre|section|table|td|th|tr|ul)\b[^<>]*>",
+    re.IGNORECASE,
+)
+#: What else of an HTML part's markup is no text a sender typed: any other tag (also
+#: one _HTML_TAG_RE does not name), script and style elements, the marks around a
+#: comment, and no-break spaces.
+_MARKUP_RE = re.compile(
+    r"<(script|style)\b[^<>]*>.*?(?:</\1\s*>|$)|<!--|-->|<[A-Za-z/!?][^<>]*>|&nbsp;",
+    re.IGNORECASE | re.DOTALL,
+)
+
+
+_BLANK_LINES_RE = re.compile(r"\n(?:[^\S\n]*+\n)++")
+
+
+def markup_words(html_text: str) -> str:
+    """The text of HTML markup as the rule reads words in it: the lines a mail program
+    shows (a tag of a block, a cell or a line break begins a line) and each other
+    piece of markup a blank (words on either side stay apart, as the rule's own
+    reading of a tag keeps them); the text itself as it stands. A page of tags is read
+    as the few words it shows (a quoted board's 25 KB of markup as a few hundred
+    characters), in three passes of a pattern."""
+    lines = _MARKUP_RE.sub(" ", _LINE_TAG_RE.sub("\n", html_text))
+    # One line break where several stand (the end of one block and the start of the
+    # next), as a mail program shows them: a command cut over two blocks stays whole.
+    return _BLANK_LINES_RE.sub("\n", lines)
 
 
 def mask_passwords(text: str, is_userid: UseridCheck = None) -> str:
