@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import secrets
 from dataclasses import asdict, dataclass, field
+from datetime import timedelta
 
 from sqlalchemy import bindparam, select
 from sqlalchemy.orm import object_session
@@ -60,6 +61,11 @@ class GameOptions:
         data = json.loads(text or "{}")
         known = {k: v for k, v in data.items() if k in cls.__dataclass_fields__}
         return cls(**known)
+
+    def forfeit_due(self, waiting: timedelta) -> bool:
+        """The forfeit edge, one rule for the clock and a tournament's stalled rounds:
+        the player to move has waited this game's forfeit time."""
+        return waiting >= timedelta(days=self.forfeittime)
 
     def rules(self, players: int) -> Rules:
         return Rules(

@@ -87,12 +87,6 @@ def _waiting(game: Game, now: datetime) -> timedelta:
     return now - game.turn_started_at
 
 
-def forfeit_due(options: GameOptions, waiting: timedelta) -> bool:
-    """The forfeit edge, one rule for the clock and a tournament's stalled rounds: the
-    player to move has waited the game's own forfeit time."""
-    return waiting >= options.forfeittime * DAY
-
-
 def _nag_due(game: Game, now: datetime) -> bool:
     last = game.last_nag_at
     return last is None or last < game.turn_started_at or now - last >= NAG_INTERVAL
@@ -105,7 +99,7 @@ def _time_could_matter(options_json: str, created: datetime, turn_started: datet
     if options.totaltime and now - created >= options.totaltime * DAY:
         return True
     waiting = now - turn_started
-    if forfeit_due(options, waiting):
+    if options.forfeit_due(waiting):
         return True
     if waiting >= options.nagtime * DAY:
         return last_nag is None or last_nag < turn_started or now - last_nag >= NAG_INTERVAL
@@ -124,7 +118,7 @@ def decide(game: Game, now: datetime) -> _Action | None:
     if seat is None or seat.resigned:
         return None
     waiting = _waiting(game, now)
-    if forfeit_due(options, waiting):
+    if options.forfeit_due(waiting):
         if game.proposal == "draw" and _draw_completes(game):
             return _Action("draw")
         if _exempt(seat.user):

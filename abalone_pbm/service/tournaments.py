@@ -810,10 +810,9 @@ class ClockReport:
 
 def stalled_games(session: Session, t: Tournament, now: datetime) -> list[tuple[Game, str, int]]:
     """The running games of a tournament whose player to move has waited past the
-    game's own forfeit time, by the clock's rule (``timeouts.forfeit_due``): a player on
-    vacation, whom the clock does not forfeit.  (game, the userid to move, days waited)."""
-    from .timeouts import forfeit_due
-
+    game's own forfeit time, by the clock's rule (``GameOptions.forfeit_due``): a player
+    on vacation, whom the clock does not forfeit.  (game, the userid to move, days
+    waited)."""
     out = []
     for row in games_of(session, t):
         if row.score_first is not None or row.board is None:
@@ -822,7 +821,7 @@ def stalled_games(session: Session, t: Tournament, now: datetime) -> list[tuple[
         if game is None or game.status != "active":
             continue
         waited = now - game.turn_started_at
-        if forfeit_due(GameOptions.from_json(game.options), waited):
+        if GameOptions.from_json(game.options).forfeit_due(waited):
             mover = next((s.user.userid for s in game.seats if s.seat == game.to_move), "?")
             out.append((game, mover, waited.days))
     return out
