@@ -24,7 +24,7 @@ from typing import Any, Callable
 
 from aiosmtpd.controller import Controller
 from aiosmtpd.lmtp import LMTP
-from aiosmtpd.smtp import SMTP, Envelope, Session
+from aiosmtpd.smtp import MISSING, SMTP, Envelope, Session
 
 from ..config import Settings
 from ..verp import BOUNCE_WORD
@@ -245,6 +245,81 @@ class SessionLimits:
             loop.call_later(self.refusals.interval, self.refusals.flush)
 
 
+#: The line that ends a DATA, after a line end (RFC 5321 4.5.2).
+_DATA_END = b".\r\n"
+#: aiosmtpd's answers to data over its limits (RFC 5321 4.5.3.1.6 and 4.5.3.1.10).
+LINE_TOO_LONG = "500 Line too long (see RFC5321 4.5.3.1.6)"
+DATA_TOO_MUCH = "552 Error: Too much mail data"
+
+
+async def read_data(reader: asyncio.StreamReader, size_limit: int | None,
+                    line_limit: int) -> tuple[bytes, str | None]:
+    """The data of a DATA command, read up to its end line and without the dots that
+    stuff its lines (RFC 5321 4.5.2), and the refusal when it breaks a limit (then no
+    data): a line longer than ``line_limit`` bytes with its CRLF, or more than
+    ``size_limit`` bytes, whichever comes first, as aiosmtpd reads them line by line.
+
+    The reader's own limit (aiosmtpd sets it to ``line_limit``) bounds each search for
+    an end: each piece is the bytes up to the next ".\r\n" or what the reader holds,
+    so a mail costs a coroutine step for each line that ends in a full stop and each
+    buffer of the socket, not one for each line. Past ``size_limit`` nothing is kept
+    (a client sending without end costs no memory)."""
+    kept: list[bytes] = []
+    received = 0
+    # The last two bytes of the data so far (a line end before the first line).
+    last = b"\r\n"
+    refusal: str | None = None
+    while True:
+        try:
+            piece = await reader.readuntil(_DATA_END)
+            body = piece[:-len(_DATA_END)]
+            ended = (last + body).endswith(b"\r\n")
+        except asyncio.LimitOverrunError as over:
+            piece = await reader.readexactly(over.consumed)
+            body, ended = piece, False
+        data = body if ended else piece
+        if data:
+            last = (last + data)[-2:]
+        received += len(data)
+        if refusal is None:
+            kept.append(data)
+            if size_limit and received > size_limit:
+                refusal = _refusal(b"".join(kept), size_limit, line_limit) or DATA_TOO_MUCH
+                kept = []
+        if ended:
+            break
+    if refusal is not None:
+        return b"", refusal
+    content = b"".join(kept)
+    if max(map(len, content.split(b"\r\n"))) + 2 > line_limit:
+        refusal = _refusal(content, size_limit, line_limit)
+        if refusal is not None:
+            return b"", refusal
+    if content.startswith(b"."):
+        content = content[1:]
+    return content.replace(b"\r\n.", b"\r\n"), None
+
+
+def _refusal(data: bytes, size_limit: int | None, line_limit: int) -> str | None:
+    """Which limit the lines of ``data`` break first, read as aiosmtpd reads them: a
+    line whose text is longer than the reader's limit (``line_limit``) is refused as
+    soon as the reader holds that much, before its bytes are counted; the size, then
+    the line's length, after each line; None when none does."""
+    received = 0
+    lines = data.split(b"\r\n")
+    for number, line in enumerate(lines, start=1):
+        if len(line) > line_limit:
+            return LINE_TOO_LONG
+        # (The last piece is what follows the last line end: a line begun, or nothing.)
+        length = len(line) + (2 if number < len(lines) else 0)
+        received += length
+        if size_limit and received > size_limit:
+            return DATA_TOO_MUCH
+        if length > line_limit:
+            return LINE_TOO_LONG
+    return None
+
+
 class _LimitedSession(SMTP):
     """aiosmtpd's session with the listener's caps and deadlines.
 
@@ -290,9 +365,43 @@ class _LimitedSession(SMTP):
 
     async def smtp_DATA(self, arg: str) -> None:
         self._reset_timeout(self.limits.data_timeout)
-        await super().smtp_DATA(arg)
+        if "DATA" in self._handle_hooks and not self._decode_data:
+            await self._data_in_pieces(arg)
+        else:  # (not the listener's handler: aiosmtpd's own DATA)
+            await super().smtp_DATA(arg)
         if self.transport is not None:
             self._reset_timeout()  # the idle timeout again, until the next command
+
+    async def _data_in_pieces(self, arg: str) -> None:
+        """aiosmtpd's DATA (its checks, answers and handler call), the data read by
+        ``read_data`` in a few large pieces instead of a coroutine step a line (a
+        reply quoting a board is some 600 lines)."""
+        if await self.check_helo_needed() or await self.check_auth_needed("DATA"):
+            return
+        assert self.envelope is not None
+        if not self.envelope.rcpt_tos:
+            await self.push("503 Error: need RCPT command")
+            return
+        if arg:
+            await self.push("501 Syntax: DATA")
+            return
+        await self.push("354 End data with <CR><LF>.<CR><LF>")
+        try:
+            content, refusal = await read_data(self._reader, self.data_size_limit,
+                                               self.line_length_limit)
+        except asyncio.CancelledError:
+            log.info("connection lost during DATA")
+            self._writer.close()
+            raise
+        if refusal is not None:
+            await self.push(refusal)
+            self._set_post_data_state()
+            return
+        self.envelope.content = content
+        self.envelope.original_content = content
+        status = await self._call_handler_hook("DATA")
+        self._set_post_data_state()
+        await self.push("250 OK" if status is MISSING else status)
 
     async def _call_handler_hook(self, command: str, *args: Any) -> Any:
         if command != "DATA" or self._timeout_handle is None:
