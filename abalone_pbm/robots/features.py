@@ -98,6 +98,8 @@ _OUT: Final = tuple(
     (o, sum(1 << c for c in CELLS if not (BOARD_MASK >> (c + o)) & 1)) for o in OFFSETS
 )
 _AXES: Final = (OFFSETS[0], OFFSETS[1], OFFSETS[2])
+#: (one, two, three steps) along each axis.
+_AXIS_STEPS: Final = tuple((o, 2 * o, 3 * o) for o in _AXES)
 
 
 def threatened(pusher: int, enemy: int, victims: int) -> int:
@@ -238,21 +240,28 @@ def set_pressure(per_marble: int, pushes: int | None = None) -> None:
 def pushable(pusher: int, enemy: int) -> int:
     """The marbles of ``enemy`` that a line of ``pusher`` marbles could push (the first
     marble pushed: two on one, three on one, three on two), onto an empty cell or off.
+
+    Each axis's pairs of pushers are found once for both of its directions.
     """
     free = GRID_MASK & ~(pusher | enemy)
-    out = 0
-    for o in _AXES:  # each axis both ways
-        g2 = pusher & (pusher << o)
-        if g2:
-            ahead = free >> o
-            out |= ((g2 << o) & enemy & ahead) | (
-                ((g2 & (g2 << o)) << o) & enemy & ((enemy & ahead) >> o))
-        g2 = pusher & (pusher >> o)
-        if g2:
-            ahead = free << o
-            out |= ((g2 >> o) & enemy & ahead) | (
-                ((g2 & (g2 >> o)) >> o) & enemy & ((enemy & ahead) << o))
-    return out
+    pushed = 0
+    for o, o2, o3 in _AXIS_STEPS:
+        pairs = pusher & (pusher << o)  # a pusher here and one a step back
+        if not pairs:
+            continue
+        first = enemy & (pairs << o)  # pushed towards +o
+        if first:
+            pushed |= first & (free >> o)
+            three = first & (pusher << o3) & (enemy >> o)
+            if three:
+                pushed |= three & (free >> o2)
+        first = enemy & (pairs >> o2)  # pushed towards -o
+        if first:
+            pushed |= first & (free << o)
+            three = first & (pusher >> o3) & (enemy << o)
+            if three:
+                pushed |= three & (free << o2)
+    return pushed
 
 
 def finish_term(mine: int, theirs: int) -> int:
@@ -294,35 +303,45 @@ def set_weights(weights: dict[str, int]) -> None:
 
 #: One side's share of the evaluation by its bitboard (see :func:`side_value`): a move
 #: changes one side's marbles only (two with a push), so most lookups hit.
-_SIDE_CACHE: dict[int, int] = {}
+_SIDE_CACHE: dict[int, tuple[int, int]] = {}
 #: The cache is emptied when it grows past this many entries (bounded memory).
 SIDE_CACHE_LIMIT: Final = 1 << 16
+#: The cells at least 1, 2, 3 steps from e5: a marble's distance is the number of these
+#: it lies in, so the centre sum is four population counts and no products.
+_BEYOND_1: Final = R1 | R2 | R3 | R4
+_BEYOND_2: Final = R2 | R3 | R4
+_BEYOND_3: Final = R3 | R4
 
 
 def side_value(bits: int) -> int:
     """The terms of one side's marbles alone: centre, cohesion, lines and edge."""
-    value = _SIDE_CACHE.get(bits)
-    if value is not None:
-        return value
+    return side_terms(bits)[0]
+
+
+def side_terms(bits: int) -> tuple[int, int]:
+    """(:func:`side_value`, the sum of the marbles' distances to e5)."""
+    terms = _SIDE_CACHE.get(bits)
+    if terms is not None:
+        return terms
     m1, m12, m11 = bits & (bits >> 1), bits & (bits >> 12), bits & (bits >> 11)
+    edge = (bits & R4).bit_count()
+    centre = (
+        (bits & _BEYOND_1).bit_count() + (bits & _BEYOND_2).bit_count()
+        + (bits & _BEYOND_3).bit_count() + edge
+    )
     value = (
         COHESION * (m1.bit_count() + m12.bit_count() + m11.bit_count())
         + LINES * (
             (m1 & (m1 >> 1)).bit_count() + (m12 & (m12 >> 12)).bit_count()
             + (m11 & (m11 >> 11)).bit_count()
         )
-        - CENTRE * (
-            (bits & R1).bit_count()
-            + 2 * (bits & R2).bit_count()
-            + 3 * (bits & R3).bit_count()
-            + 4 * (bits & R4).bit_count()
-        )
-        - EDGE_WEIGHT * (bits & R4).bit_count()
+        - CENTRE * centre
+        - EDGE_WEIGHT * edge
     )
     if len(_SIDE_CACHE) >= SIDE_CACHE_LIMIT:
         _SIDE_CACHE.clear()
-    _SIDE_CACHE[bits] = value
-    return value
+    terms = _SIDE_CACHE[bits] = (value, centre)
+    return terms
 
 
 def evaluate(me: int, op: int, mine: int, theirs: int) -> int:
@@ -360,33 +379,23 @@ def evaluation(me: int, op: int, mine: int, theirs: int) -> tuple[int, int, int]
     if answer is not None:
         return answer
     get = _SIDE_CACHE.get
-    mine_side = get(me)
-    if mine_side is None:
-        mine_side = side_value(me)
-    their_side = get(op)
-    if their_side is None:
-        their_side = side_value(op)
+    mine_side = get(me) or side_terms(me)
+    their_side = get(op) or side_terms(op)
     lead = mine - theirs
     value = (
-        mine_side - their_side
+        mine_side[0] - their_side[0]
         + MATERIAL * lead + PROGRESS * (mine * mine - theirs * theirs)
         + FINISH[mine] - FINISH[theirs]
     )
     hit_op, hit_me, exposed = _contacts(me, op)
     # Pushes count for a side once it has pushed off a marble.
     if mine:
-        value += PUSH_BY[mine] * _push_count(me, op)
+        value += PUSH_BY[mine] * pushable(me, op).bit_count()
     if theirs:
-        value -= PUSH_BY[theirs] * _push_count(op, me)
+        value -= PUSH_BY[theirs] * pushable(op, me).bit_count()
     if mine or theirs:
         # The pressure term is nothing until a marble is off.
-        value += PRESS[mine] * (
-            (op & R1).bit_count() + 2 * (op & R2).bit_count()
-            + 3 * (op & R3).bit_count() + 4 * (op & R4).bit_count()
-        ) - PRESS[theirs] * (
-            (me & R1).bit_count() + 2 * (me & R2).bit_count()
-            + 3 * (me & R3).bit_count() + 4 * (me & R4).bit_count()
-        )
+        value += PRESS[mine] * their_side[1] - PRESS[theirs] * mine_side[1]
     my_threats = hit_op.bit_count() if hit_op else 0
     their_threats = hit_me.bit_count() if hit_me else 0
     if my_threats:
@@ -396,7 +405,7 @@ def evaluation(me: int, op: int, mine: int, theirs: int) -> tuple[int, int, int]
     if their_threats:
         value += THREATENED - THREATS * their_threats
     value += EXPOSED * exposed
-    answer = (int(value), my_threats, their_threats)
+    answer = (value, my_threats, their_threats)
     if len(_EVAL_CACHE) >= EVAL_CACHE_LIMIT:
         _EVAL_CACHE.clear()
     _EVAL_CACHE[key] = answer
@@ -464,27 +473,3 @@ def _three_push_two(pusher: int, enemy: int) -> int:
         if pair:
             hit |= pair & (pusher >> o3) & (pusher >> o4)
     return hit
-
-
-def _push_count(pusher: int, enemy: int) -> int:
-    """``pushable(pusher, enemy).bit_count()``, each axis's pairs of pushers found once
-    for both its directions."""
-    free = GRID_MASK & ~(pusher | enemy)
-    pushed = 0
-    for o, o2, _ in _AXIS_OUT:
-        pairs = pusher & (pusher << o)  # a pusher here and one a step back
-        if not pairs:
-            continue
-        first = enemy & (pairs << o)  # pushed towards +o
-        if first:
-            pushed |= first & (free >> o)
-            three = first & (pusher << (o2 + o)) & (enemy >> o)
-            if three:
-                pushed |= three & (free >> o2)
-        first = enemy & (pairs >> o2)  # pushed towards -o
-        if first:
-            pushed |= first & (free << o)
-            three = first & (pusher >> (o2 + o)) & (enemy << o)
-            if three:
-                pushed |= three & (free << o2)
-    return pushed.bit_count()

@@ -12,12 +12,13 @@ depth must choose the same move with the same value and the same node count.
 from __future__ import annotations
 
 import random
+import sys
 from collections.abc import Iterator
 
 import pytest
 
 from abalone_pbm.robots import BoulderRobot, evaluation as evaluation_module
-from abalone_pbm.robots import duel, features, search
+from abalone_pbm.robots import features
 from abalone_pbm.robots.bitmoves import CHANGES, EJECT, PUSH, children, tactical_children
 from abalone_pbm.rules import Board, Rules
 from abalone_pbm.rules.geometry import BOARD_MASK, CELLS, DIAGONAL_OF, OFFSETS, ROW_OF
@@ -314,7 +315,8 @@ def test_moves_come_in_lane_order() -> None:
 
 # ------------------------------------------------------------------ searches
 def use_slow_evaluations(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Every search's evaluation replaced by the slow one (remembered by position)."""
+    """Every search's evaluation replaced by the slow one (remembered by position),
+    wherever a robot module holds it (a term added on top keeps its place)."""
     cache: dict[tuple[int, int, int, int], tuple[int, int, int]] = {}
 
     def remembered(me: int, op: int, mine: int, theirs: int) -> tuple[int, int, int]:
@@ -323,9 +325,19 @@ def use_slow_evaluations(monkeypatch: pytest.MonkeyPatch) -> None:
             cache[key] = slow_evaluation(*key)
         return cache[key]
 
-    monkeypatch.setattr(duel, "evaluation", remembered)
-    monkeypatch.setattr(search, "evaluate_two", slow_evaluate_two)
-    monkeypatch.setattr(evaluation_module, "evaluate_two", slow_evaluate_two)
+    fast_evaluation, fast_evaluate_two = features.evaluation, evaluation_module.evaluate_two
+    replaced = 0
+    for name, module in list(sys.modules.items()):
+        if not name.startswith("abalone_pbm.robots"):
+            continue
+        for attribute, value in list(vars(module).items()):
+            if value is fast_evaluation:
+                monkeypatch.setattr(module, attribute, remembered)
+                replaced += 1
+            elif value is fast_evaluate_two:
+                monkeypatch.setattr(module, attribute, slow_evaluate_two)
+                replaced += 1
+    assert replaced >= 4  # features' and the searches' names of the two
 
 
 def search_results(boards: list[Board], depth: int) -> list[tuple[str, int | None, int]]:
