@@ -169,12 +169,25 @@ def board_named(headers: Message, envelope_to: Sequence[str]) -> int | None:
     return board if board is not None else board_of_subject(_subject_text(headers))
 
 
+#: The two bytes an empty line begins with after the line before it (a line ends in
+#: CRLF, LF or a CR alone, as the parser reads lines).
+_EMPTY_LINE_STARTS = (b"\n\n", b"\n\r", b"\r\r")
+
+
+def header_block(raw: bytes) -> bytes:
+    """``raw`` up to the end of its first empty line (the end of the headers), so that
+    a header parser does not read the body's lines one by one after them; ``raw``
+    when it has none."""
+    found = [at for at in (raw.find(start) for start in _EMPTY_LINE_STARTS) if at >= 0]
+    return raw[:min(found) + 3] if found else raw
+
+
 def inbox_values(
     raw: bytes, envelope_from: str, envelope_to: list[str], now: datetime
 ) -> dict[str, Any]:
     """The inbox row of one delivery (its headers are parsed here: ``GroupStore`` does
     it before it waits for the write lock)."""
-    headers = BytesHeaderParser(policy=compat32).parsebytes(raw)
+    headers = BytesHeaderParser(policy=compat32).parsebytes(header_block(raw))
     return {
         "received_at": now,
         "dedup_key": inbox_key(raw, envelope_from, envelope_to, headers),

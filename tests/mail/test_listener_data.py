@@ -151,3 +151,27 @@ def test_a_reply_quoting_a_board_is_read_in_few_pieces() -> None:
 
     assert asyncio.run(read()) == data[:-3]
     assert Counting.calls < 100
+
+
+def test_the_header_block_parses_to_the_same_headers_as_the_whole_mail() -> None:
+    """``intake.header_block`` cuts a mail after its first empty line, however its lines
+    end: the headers (and their defects) are those of the whole mail."""
+    from email.parser import BytesHeaderParser
+    from email.policy import compat32
+
+    from abalone_pbm.mail.intake import header_block
+
+    rng = random.Random(7)
+    atoms = [b"A: b", b"\r\n", b"\n", b"\r", b" cont", b"\tx", b"no colon", b"B:", b": v",
+             b"\xff", b"From x", b"Subject: move"]
+    cut = 0
+    for _ in range(3000):
+        raw = b"".join(rng.choice(atoms) for _ in range(rng.randint(0, 16)))
+        whole = BytesHeaderParser(policy=compat32).parsebytes(raw)
+        block = header_block(raw)
+        head = BytesHeaderParser(policy=compat32).parsebytes(block)
+        assert head.items() == whole.items(), raw
+        assert [type(d) for d in head.defects] == [type(d) for d in whole.defects], raw
+        cut += len(block) < len(raw)
+    assert cut > 1000
+    assert header_block(b"To: a\r\n\r\n" + b"x\r\n" * 1000) == b"To: a\r\n\r\n"
