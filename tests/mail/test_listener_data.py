@@ -173,5 +173,5 @@ def test_the_header_block_parses_to_the_same_headers_as_the_whole_mail() -> None
         assert head.items() == whole.items(), raw
         assert [type(d) for d in head.defects] == [type(d) for d in whole.defects], raw
         cut += len(block) < len(raw)
-    assert cut > 1000
+    assert cut > 500  # (most mails were cut: the comparison is of two readings)
     assert header_block(b"To: a\r\n\r\n" + b"x\r\n" * 1000) == b"To: a\r\n\r\n"
