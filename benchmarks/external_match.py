@@ -55,6 +55,7 @@ for path in (str(REPO), str(BENCHMARKS)):
 
 from abalone_pbm.robots import ENGINES, make_engine  # noqa: E402
 from abalone_pbm.robots.base import SearchInfo, occupied_mask, push_kind  # noqa: E402
+from abalone_pbm.robots.endgame import CONTACT_PUSHES, LEAD_CENTRE, set_endgame  # noqa: E402
 from abalone_pbm.robots.features import PRESSURE, set_pressure, set_weights  # noqa: E402
 from abalone_pbm.rules import Board, Rules  # noqa: E402
 from abalone_pbm.rules.geometry import (  # noqa: E402
@@ -659,6 +660,13 @@ def main(argv: list[str] | None = None) -> int:
                         help="another weight for ours' pressure term (features.PRESSURE)")
     parser.add_argument("--pushes", type=int, default=None,
                         help="another weight for ours' push term (features.PUSHES)")
+    parser.add_argument("--contact-pushes", type=int, default=None,
+                        help="another weight for ours' contact push term "
+                        "(endgame.CONTACT_PUSHES)")
+    parser.add_argument("--lead-centre", type=int, default=None,
+                        help="another weight for ours' lead centre term (endgame.LEAD_CENTRE)")
+    parser.add_argument("--aimed-lines", type=int, default=None,
+                        help="another weight for ours' aimed lines term (endgame.AIMED_LINES)")
     parser.add_argument("--trace", default=None,
                         help="write one JSON line per move of ours to this file")
     parser.add_argument("--record", default=None,
@@ -680,6 +688,10 @@ def main(argv: list[str] | None = None) -> int:
         set_weights(json.loads(Path(args.weights).read_text()))
     if args.pressure is not None or args.pushes is not None:
         set_pressure(PRESSURE if args.pressure is None else args.pressure, args.pushes)
+    if (args.contact_pushes, args.lead_centre, args.aimed_lines) != (None, None, None):
+        set_endgame(CONTACT_PUSHES if args.contact_pushes is None else args.contact_pushes,
+                    LEAD_CENTRE if args.lead_centre is None else args.lead_centre,
+                    args.aimed_lines)
     players = int(args.players.rstrip("t"))
     if players > 2 and args.engine != "verloop":
         parser.error("games with more players are played against the Java engine (verloop)")

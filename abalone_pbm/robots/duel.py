@@ -34,7 +34,8 @@ from operator import itemgetter
 from typing import Final, Iterator
 
 from .bitmoves import EJECT, PUSH, Child, children, tactical_children
-from .features import EDGE, evaluation, threatened_marbles
+from .endgame import evaluation
+from .features import EDGE, threatened_marbles
 
 WIN: Final = 1_000_000
 #: Any value beyond this is a forced result (win or loss by the target).

@@ -38,11 +38,11 @@ from abalone_pbm.rules import Board
 
 from .bitmoves import EJECT, tactical_children
 from .duel import EDGE_PUSH_PLIES, QUIESCENCE_PLIES, WIN
+from .endgame import endgame_terms, evaluation
 from .features import (
     EDGE,
     FEATURES,
     WEIGHT_NAMES,
-    evaluation,
     features,
     hand_set_terms,
     set_weights,
@@ -203,7 +203,8 @@ def leaf_terms(leaf: Leaf) -> tuple[list[float], float]:
     if leaf.terminal is not None:
         return [0.0] * len(FEATURES), float(leaf.terminal)
     vector = features(leaf.me, leaf.op, leaf.mine, leaf.theirs)
-    fixed = hand_set_terms(leaf.me, leaf.op, leaf.mine, leaf.theirs)
+    fixed = (hand_set_terms(leaf.me, leaf.op, leaf.mine, leaf.theirs)
+             + endgame_terms(leaf.me, leaf.op, leaf.mine, leaf.theirs))
     return [leaf.sign * x for x in vector], float(leaf.sign * fixed)
 
 

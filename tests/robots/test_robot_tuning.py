@@ -13,10 +13,10 @@ from pathlib import Path
 from robots_helpers import cells, make_position
 
 from abalone_pbm.robots.duel import INFINITY, DuelSearch, DuelTables
+from abalone_pbm.robots.endgame import evaluation  # the search's evaluation
 from abalone_pbm.robots.features import (
     WEIGHT_NAMES,
     current_weights,
-    evaluation,
     set_weights,
     threatened_marbles,
 )

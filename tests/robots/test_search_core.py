@@ -10,6 +10,7 @@ from abalone_pbm.robots import BoulderRobot
 from abalone_pbm.robots.base import SearchInfo
 from abalone_pbm.robots.bitmoves import EJECT, PUSH, children, partner_pushes, tactical_children
 from abalone_pbm.robots.duel import INFINITY, WIN, DuelSearch, DuelTables
+from abalone_pbm.robots.endgame import evaluation as search_evaluation
 from abalone_pbm.robots.features import EDGE, FEATURES, features, finish_term, static_eval
 from abalone_pbm.robots.multi import MultiSearch, MultiTables
 from abalone_pbm.rules import Board, Move, Rules
@@ -86,13 +87,13 @@ def test_quiescence_sees_an_ejection_and_the_win() -> None:
     board = Board("...../....../......./......../......112/......../......./....../..... 1 5,0")
     me, op = board.marbles(1), board.marbles(2)
     search = DuelSearch(DuelTables(), 6, None, None)
-    stand, can_eject = static_eval(me, op, 5, 0)
+    stand, can_eject, _ = search_evaluation(me, op, 5, 0)
     assert can_eject == 1
     # With five off already, the ejection wins at once.
     assert search.quiesce(me, op, 5, 0, -INFINITY, INFINITY, 0, 0) == WIN - 1
     # With four off, the quiet evaluation is not the end of it: the ejection is searched.
     ejection = next(k for k in tactical_children(me, op, EDGE) if k[0] == EJECT)
-    after = -static_eval(ejection[3], ejection[2], 0, 5)[0]
+    after = -search_evaluation(ejection[3], ejection[2], 0, 5)[0]
     assert search.quiesce(me, op, 4, 0, -INFINITY, INFINITY, 0, 0) >= after
 
 
@@ -207,8 +208,8 @@ def test_a_side_ahead_pays_for_a_repetition() -> None:
     search = DuelSearch(tables, 6, None, None)
     ahead = search.search(me, op, 2, 0, 2, -INFINITY, INFINITY, 1)
     behind = search.search(me, op, 0, 2, 2, -INFINITY, INFINITY, 1)
-    assert ahead == static_eval(me, op, 2, 0)[0] - 400
-    assert behind == static_eval(me, op, 0, 2)[0] + 400
+    assert ahead == search_evaluation(me, op, 2, 0)[0] - 400
+    assert behind == search_evaluation(me, op, 0, 2)[0] + 400
 
 
 def test_a_trade_gains_for_the_side_ahead_and_costs_the_side_behind() -> None:

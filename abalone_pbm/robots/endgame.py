@@ -1,0 +1,127 @@
+"""Hand-set terms that let the two-player search finish a game it leads.
+
+:func:`evaluation` is :func:`features.evaluation` (the fitted terms with the
+finishing, pressure and push terms) plus :func:`endgame_terms`; the two-player
+search (:mod:`duel`) evaluates with it.  What the terms answer, measured in
+``external_match.py --trace`` games against Cotix/Abalone at 1 s a move, where boulder
+led on marbles and still ran to the move limit:
+
+* The other side kept the centre: at our moves its marbles stood 1.0 to 1.8 steps
+  nearer e5 on average than ours, from ply 40 to the end, in every game (a marble
+  is pushed off from the inside out, so a defender that holds the centre cannot be
+  finished).  The fitted centre term is the same for both sides whatever the score,
+  and the pressure term only pays for the *other* side's marbles standing out.
+  :data:`LEAD_CENTRE`: each step an own marble stands from e5 (counted from the
+  middle ring, :func:`centre_excess`) costs a side this much per marble it has
+  pushed off, so the leader takes the centre as it goes ahead.
+* The other side pushed our marbles about: 40 to 60 % of its moves were pushes,
+  with 4 to 7 of our marbles pushable at our move against 0.2 to 2 of theirs.  The
+  push term of :mod:`features` counts a side's pushes only once it has pushed off a
+  marble, so while the defender had pushed off none, marbles of ours it could push
+  cost nothing.  :data:`CONTACT_PUSHES`: each marble a side could push now (two on
+  one, three on one or on two; :func:`features.pushable`) is worth this much to it
+  at every score, so the leader comes in with lines the defender cannot push back.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+from abalone_pbm.rules.geometry import CELLS, CENTRE, OFFSETS
+
+from .features import evaluation as fitted_evaluation
+from .features import hex_distance, pushable
+
+#: Per marble of the other side a side could push now, at every score.
+CONTACT_PUSHES: int = 40
+#: Per marble a side has pushed off, for each step one of its own marbles stands from e5
+#: beyond two (:func:`centre_excess`).
+LEAD_CENTRE: int = 20
+#: Per marble a side has pushed off, for each of its lines of three aimed at a marble of
+#: the other side (:func:`aimed_lines`).
+AIMED_LINES: int = 0
+
+#: (pushable marbles of op for me - of me for op, centre excess of me, of op, aimed
+#: lines of me, of op) by (me, op).
+_CACHE: dict[tuple[int, int], tuple[int, int, int, int, int]] = {}
+CACHE_LIMIT: Final = 1 << 17
+
+
+#: The cells k steps from e5, k = 1 to 4, and e5.
+_RINGS: Final = tuple(
+    sum(1 << c for c in CELLS if hex_distance(c) == k) for k in range(1, 5))
+_E5: Final = 1 << CENTRE
+
+
+def centre_excess(bits: int) -> int:
+    """The steps from e5 of the marbles of ``bits`` beyond two each, summed (a marble
+    on e5 counts -2, one on the edge +2).  :data:`LEAD_CENTRE` weighs it by the
+    marbles a side has pushed off: measured from the middle ring rather than from e5,
+    the weight's rise with each marble pushed off costs the side that pushed it
+    little (nothing when its marbles stand two steps out on average)."""
+    r1, r2, r3, r4 = _RINGS
+    return ((bits & r3).bit_count() + 2 * (bits & r4).bit_count()
+            - (bits & r1).bit_count() - 2 * (bits & _E5).bit_count())
+
+
+def aimed_lines(pusher: int, enemy: int) -> int:
+    """The lines of three marbles of ``pusher`` with a marble of ``enemy`` on the next
+    cell ahead, counted once per direction.  Pushable or not: a line of the other
+    side's too long to push now becomes pushable when a marble behind it moves away."""
+    count = 0
+    for o in OFFSETS:
+        if o > 0:
+            g2 = pusher & (pusher << o)
+            count += (((g2 & (g2 << o)) << o) & enemy).bit_count()
+        else:
+            g2 = pusher & (pusher >> -o)
+            count += (((g2 & (g2 >> -o)) >> -o) & enemy).bit_count()
+    return count
+
+
+def set_endgame(contact_pushes: int, lead_centre: int, aimed: int | None = None) -> None:
+    """Other weights for the terms (matches between settings)."""
+    global CONTACT_PUSHES, LEAD_CENTRE, AIMED_LINES
+    CONTACT_PUSHES = contact_pushes
+    LEAD_CENTRE = lead_centre
+    if aimed is not None:
+        AIMED_LINES = aimed
+
+
+def _position_terms(me: int, op: int) -> tuple[int, int, int, int, int]:
+    terms = (
+        pushable(me, op).bit_count() - pushable(op, me).bit_count(),
+        centre_excess(me),
+        centre_excess(op),
+        aimed_lines(me, op),
+        aimed_lines(op, me),
+    )
+    if len(_CACHE) >= CACHE_LIMIT:
+        _CACHE.clear()
+    _CACHE[(me, op)] = terms
+    return terms
+
+
+def endgame_terms(me: int, op: int, mine: int, theirs: int) -> int:
+    """What :func:`evaluation` adds to the fitted evaluation, for the side to move."""
+    terms = _CACHE.get((me, op))
+    if terms is None:
+        terms = _position_terms(me, op)
+    pushes, my_centre, their_centre, my_aims, their_aims = terms
+    return (CONTACT_PUSHES * pushes
+            - LEAD_CENTRE * (mine * my_centre - theirs * their_centre)
+            + AIMED_LINES * (mine * my_aims - theirs * their_aims))
+
+
+def evaluation(me: int, op: int, mine: int, theirs: int) -> tuple[int, int, int]:
+    """:func:`features.evaluation` with :func:`endgame_terms` added to its value: (value,
+    marbles the side to move can push off now, marbles the other side could)."""
+    value, my_threats, their_threats = fitted_evaluation(me, op, mine, theirs)
+    terms = _CACHE.get((me, op))
+    if terms is None:
+        terms = _position_terms(me, op)
+    pushes, my_centre, their_centre, my_aims, their_aims = terms
+    value += (CONTACT_PUSHES * pushes
+              - LEAD_CENTRE * (mine * my_centre - theirs * their_centre)
+              + AIMED_LINES * (mine * my_aims - theirs * their_aims))
+    return value, my_threats, their_threats

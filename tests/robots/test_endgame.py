@@ -1,0 +1,92 @@
+"""The endgame terms of the two-player evaluation (abalone_pbm.robots.endgame): what
+they add, that the search plays with them, and plans they must keep: a leader trades
+down, a side behind does not, and a leader keeps its marbles out of the other side's
+pushes."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from robots_helpers import cells, make_position
+
+from abalone_pbm.robots import duel, endgame, make_engine
+from abalone_pbm.robots.features import evaluation as fitted_evaluation
+from abalone_pbm.robots.features import pushable, threatened_marbles
+from abalone_pbm.rules import Board, Rules
+
+
+def _positions(count: int, seed: int) -> list[tuple[int, int]]:
+    """(side to move's marbles, the other side's) from random games on both layouts."""
+    rng = random.Random(seed)
+    out = []
+    for i in range(count):
+        board = Board.from_layout(("standard", "belgian-daisy")[i % 2], Rules(players=2))
+        for _ in range(rng.randrange(10, 60)):
+            board.push(rng.choice(list(board.generate_legal_moves())))
+            if board.outcome() is not None:
+                break
+        out.append((board.marbles(board.turn), board.marbles(3 - board.turn)))
+    return out
+
+
+def test_the_search_evaluates_with_the_endgame_terms() -> None:
+    assert duel.evaluation is endgame.evaluation
+
+
+@pytest.mark.parametrize("score", [(0, 0), (1, 0), (3, 1), (5, 2), (2, 4)])
+def test_the_terms_are_the_same_for_both_sides(score: tuple[int, int]) -> None:
+    """What one side gains the other loses (negamax needs it), and the fitted value is
+    kept: the terms are only added to it."""
+    mine, theirs = score
+    for me, op in _positions(30, seed=sum(score)):
+        terms = endgame.endgame_terms(me, op, mine, theirs)
+        assert terms == -endgame.endgame_terms(op, me, theirs, mine)
+        value, threats, danger = endgame.evaluation(me, op, mine, theirs)
+        fitted = fitted_evaluation(me, op, mine, theirs)
+        assert (value - terms, threats, danger) == fitted
+        expected = endgame.CONTACT_PUSHES * (
+            pushable(me, op).bit_count() - pushable(op, me).bit_count()
+        ) - endgame.LEAD_CENTRE * (
+            mine * endgame.centre_excess(me) - theirs * endgame.centre_excess(op)
+        ) + endgame.AIMED_LINES * (
+            mine * endgame.aimed_lines(me, op) - theirs * endgame.aimed_lines(op, me))
+        assert terms == expected
+
+
+def test_centre_excess_counts_steps_from_e5_beyond_two() -> None:
+    board = Board(make_position(cells("e5 e6 d4 c3 a1 i9 e1", 1)), Rules(players=2))
+    # e5 -2, e6 and d4 -1 each, c3 0, a1, i9 and e1 +2 each
+    assert endgame.centre_excess(board.marbles(1)) == 2
+
+
+def test_aimed_lines_are_lines_of_three_with_a_marble_of_the_other_side_ahead() -> None:
+    board = Board(make_position({**cells("d1 d2 d3 a1 b2 c3 f3 f4", 1),
+                                 **cells("d4 d5 d6 d7 e5", 2)}), Rules(players=2))
+    ours, theirs = board.marbles(1), board.marbles(2)
+    # d1-d3 at d4 and a1-b2-c3 at d4 (f3-f4 is two); of theirs d6-d5-d4 at d3 only.
+    assert endgame.aimed_lines(ours, theirs) == 2
+    assert endgame.aimed_lines(theirs, ours) == 1
+
+
+# o (to move) can push e9 off with e7-e8; x's b2-c3 line pushes o's a1 off unless it
+# moves.  Ejecting is a one-for-one trade; saving a1 lets x save e9 in turn.
+TRADE_OURS = "e7 e8 a1 d4 d5 e5 f5 f6"
+TRADE_THEIRS = "e9 c3 b2 g4 h4 h5 g3 i5"
+
+
+@pytest.mark.parametrize(("score", "trades"), [((4, 0), True), ((3, 1), True),
+                                               ((0, 3), False), ((1, 4), False)])
+def test_a_leader_trades_and_a_side_behind_does_not(score: tuple[int, int],
+                                                     trades: bool) -> None:
+    board = Board(make_position({**cells(TRADE_OURS, 1), **cells(TRADE_THEIRS, 2)}, 1, score),
+                  Rules(players=2))
+    robot = make_engine("boulder")
+    for depth in (2, 3, 4):
+        move = robot.choose_move(board, 60.0, rng_seed=3, max_depth=depth)
+        board.push(move)
+        ejected = board.ejected(1) > score[0]
+        # Not trading: no marble of ours is left for x to push off next move.
+        safe = not threatened_marbles(board.marbles(2), board.marbles(1))
+        board.pop()
+        assert (ejected, safe) == (trades, not trades), (score, depth, str(move))
