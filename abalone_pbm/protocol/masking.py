@@ -786,9 +786,9 @@ def _find_spans_in(lines: Sequence[str], is_userid: UseridCheck, budget: list[in
         for index in [i for i, line in enumerate(lines) if line in beginning]:
             window = tuple(lines[index:index + 1 + _CONTINUATION_LINES])
             relative = seen.get(window)
-            key = (window, fine, run_on, is_userid is not None)
+            key = (lines[index], fine, run_on, is_userid is not None, len(window))
             if relative is None:
-                relative = _KNOWN_WINDOWS.get(key)
+                relative = _known_window(key, window)
             if relative is None and budget[0] <= 0:
                 # A mail of thousands of command lines: the rest are read the quick way
                 # (in the first reading only, for a line the second splits no further).
@@ -797,12 +797,15 @@ def _find_spans_in(lines: Sequence[str], is_userid: UseridCheck, budget: list[in
             elif relative is None:
                 budget[0] -= 1
                 asked = _Asked(is_userid)
+                read_analysed, read_lines = _Reads(analysed), _Reads(lines)
                 relative = [(row - index, a, b) for row, a, b in _passwords_at(
-                    analysed, index, asked.check, lines, fine, run_on)]
+                    read_analysed, index, asked.check, read_lines, fine, run_on)]
                 # Kept for later texts when no user was looked up: then any lookup
-                # gives the same reading.
-                if not asked.asked and sum(map(len, window)) <= _CACHED_LINE * 2:
-                    _remember_window(key, relative)
+                # gives the same reading. (The reading depends on the lines it read.)
+                read = window[:max(read_analysed.furthest, read_lines.furthest, index)
+                              - index + 1]
+                if not asked.asked and sum(map(len, read)) <= _CACHED_LINE * 2:
+                    _remember_window(key, read[1:], relative)
             seen[window] = relative
             found += [(index + row, a, b) for row, a, b in relative]
     return found
@@ -822,22 +825,54 @@ class _Asked:
         return self._is_userid(word)
 
 
-#: Passwords found (relative spans) for windows of lines whose reading asked no userid
-#: check (by whether there was one), across calls: the lines of the server's own mails
-#: come back quoted in every reply.
-_KNOWN_WINDOWS: dict[tuple[tuple[str, ...], bool, bool, bool],
-                     list[tuple[int, int, int]]] = {}
+class _Reads(Sequence[str]):
+    """Lines (or their analyses) that note the furthest one read."""
+
+    def __init__(self, lines: Sequence[str]) -> None:
+        self._lines = lines
+        self.furthest = -1
+
+    def __len__(self) -> int:
+        return len(self._lines)
+
+    def __getitem__(self, index: int) -> str:  # type: ignore[override]
+        if index < 0:
+            index += len(self._lines)
+        self.furthest = max(self.furthest, index)
+        return self._lines[index]
+
+
+#: The key of a command line's reading: the line, the reading (fine, run on, with a
+#: userid check), and how many lines its window has (it and the few after it).
+WindowKey = tuple[str, bool, bool, bool, int]
+#: Passwords found (relative spans) on a line whose reading asked no userid check (by
+#: whether there was one), across calls, with the lines after it that the reading read
+#: (most read none: a command cut over lines reads on): the lines of the server's own
+#: mails come back quoted in every reply, their neighbours changed with each move.
+_KNOWN_WINDOWS: dict[WindowKey, list[tuple[tuple[str, ...], list[tuple[int, int, int]]]]] = {}
 _KNOWN_WINDOWS_MOST = 4096
+#: Readings kept for one line (each after other lines it read).
+_READINGS_A_LINE = 4
 
 
-def _remember_window(key: tuple[tuple[str, ...], bool, bool, bool],
+def _known_window(key: WindowKey, window: tuple[str, ...]) -> list[tuple[int, int, int]] | None:
+    """The reading kept for ``key`` whose lines read after the first are ``window``'s."""
+    for after, relative in _KNOWN_WINDOWS.get(key, ()):
+        if window[1:1 + len(after)] == after:
+            return relative
+    return None
+
+
+def _remember_window(key: WindowKey, after: tuple[str, ...],
                      relative: list[tuple[int, int, int]]) -> None:
-    if len(_KNOWN_WINDOWS) >= _KNOWN_WINDOWS_MOST:
-        try:
+    try:
+        if key not in _KNOWN_WINDOWS and len(_KNOWN_WINDOWS) >= _KNOWN_WINDOWS_MOST:
             _KNOWN_WINDOWS.pop(next(iter(_KNOWN_WINDOWS)), None)  # the oldest first
-        except (RuntimeError, StopIteration):  # another thread changed it meanwhile
-            _KNOWN_WINDOWS.clear()
-    _KNOWN_WINDOWS[key] = relative
+        kept = _KNOWN_WINDOWS.setdefault(key, [])
+        kept.insert(0, (after, relative))
+        del kept[_READINGS_A_LINE:]
+    except (RuntimeError, StopIteration):  # another thread changed it meanwhile
+        _KNOWN_WINDOWS.clear()
 
 
 #: How many lines that begin with a command word one text has read exactly (rules
