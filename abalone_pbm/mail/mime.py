@@ -73,6 +73,13 @@ def bounded_bytes(raw: bytes) -> bytes:
                 break
     if not boundaries:
         return raw
+    if not any(a != b and b.startswith(a) for a in boundaries for b in boundaries):
+        # Delimiters of boundaries none of which begins another never overlap (a
+        # boundary holds no line end): counted at C speed, without compiling a pattern
+        # for this mail's boundaries (a tenth of a millisecond).
+        padded = b"\n" + raw
+        if sum(padded.count(b"\n--" + boundary) for boundary in boundaries) <= MAX_PARTS:
+            return raw
     delimiter = re.compile(rb"\n--(?:" + b"|".join(re.escape(b) for b in boundaries) + rb")")
     for count, match in enumerate(delimiter.finditer(b"\n" + raw), start=1):
         if count > MAX_PARTS:
