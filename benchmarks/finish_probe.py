@@ -44,8 +44,10 @@ from abalone_pbm.robots import ENGINES, make_engine  # noqa: E402
 from abalone_pbm.robots.base import occupied_mask, push_kind  # noqa: E402
 from abalone_pbm.robots.bitmoves import EJECT, children  # noqa: E402
 from abalone_pbm.robots.duel import LIMIT_WIN, WIN_THRESHOLD  # noqa: E402
-from abalone_pbm.robots.features import PRESSURE, pushable, set_pressure  # noqa: E402
+from abalone_pbm.robots.features import (  # noqa: E402
+    PRESSURE, hex_distance, pushable, set_pressure)
 from abalone_pbm.rules import Board, Rules  # noqa: E402
+from abalone_pbm.rules.geometry import iter_bits  # noqa: E402
 from external_match import (  # noqa: E402
     COTIX_URL, DEFAULT_CACHE, CotixEngine, build_cotix, move_to, resolve_source)
 
@@ -157,6 +159,76 @@ def analyse(path: Path, movelimit: int, target: int = 6) -> None:
           f"in 3 in {forced[3]}; the search's value a win in {seen} of them; the move "
           f"chosen kept it in {kept}")
     print(f"values that were a win on the move limit: {limit_values}")
+    print_contact(path)
+
+
+def replies(before: dict[str, object], after: dict[str, object]) -> int | None:
+    """The kind of the other side's move between two traced moves of ours (0 quiet,
+    1 push, 2 ejection), or None when no single move joins them."""
+    board = Board(str(before["position"]), Rules(players=2))
+    board.push(board.parse_move(str(before["move"])))
+    reached = Board(str(after["position"]), Rules(players=2)).position().split(" ")[0]
+    occupied = occupied_mask(board)
+    for move in board.generate_legal_moves():
+        board.push(move)
+        found = board.position().split(" ")[0] == reached
+        board.pop()
+        if found:
+            return push_kind(occupied, move)
+    return None
+
+
+def print_contact(path: Path, from_ply: int = 30) -> None:
+    """Per game, the plies at which a marble went off, and from ``from_ply`` on: the
+    share of the other side's moves that pushed, the marbles of ours it could push and
+    of its ours could push at our moves, and how much farther from e5 our marbles stood
+    than its (steps a marble, on average)."""
+    games: dict[int, list[dict[str, object]]] = {}
+    for line in path.read_text().splitlines():
+        entry = json.loads(line)
+        games.setdefault(int(entry["game"]), []).append(entry)
+    print(f"per game (from ply {from_ply}: the other side's pushes, marbles of ours it could "
+          "push / of its we could, our marbles' extra distance from e5):")
+    totals = [0, 0, 0, 0, 0, 0.0]  # pushes, replies, positions, exposed, reach, distance
+    for game, entries in sorted(games.items()):
+        offs, score = [], (0, 0)
+        pushes = replied = positions = exposed = reach = 0
+        distance = 0.0
+        for entry, following in zip(entries, entries[1:] + [None]):
+            now = (int(entry["mine"]), int(entry["theirs"]))
+            if now != score:
+                offs.append(f"{entry['ply']}:{now[0]}-{now[1]}")
+                score = now
+            if int(entry["ply"]) < from_ply:
+                continue
+            board = Board(str(entry["position"]), Rules(players=2))
+            me, op = board.marbles(board.turn), board.marbles(3 - board.turn)
+            positions += 1
+            exposed += pushable(op, me).bit_count()
+            reach += pushable(me, op).bit_count()
+            distance += centre_distance(me) / me.bit_count() - centre_distance(op) / op.bit_count()
+            kind = replies(entry, following) if following is not None else None
+            if kind is not None:
+                replied += 1
+                pushes += kind > 0
+        for i, figure in enumerate((pushes, replied, positions, exposed, reach, distance)):
+            totals[i] += figure
+        last = entries[-1]
+        line = f"  game {game + 1}: to ply {last['ply']}, off at {' '.join(offs) or '-'}"
+        if positions:
+            line += (f"; pushes {pushes / max(1, replied):.0%}, pushable {exposed / positions:.1f}"
+                     f" / {reach / positions:.1f}, farther {distance / positions:+.2f}")
+        print(line)
+    pushes, replied, positions, exposed, reach, distance = totals
+    if positions:
+        print(f"  all games: pushes {pushes / max(1, replied):.0%}, pushable "
+              f"{exposed / positions:.2f} / {reach / positions:.2f}, farther "
+              f"{distance / positions:+.2f}")
+
+
+def centre_distance(bits: int) -> int:
+    """The steps from e5 of the marbles of ``bits``, summed."""
+    return sum(hex_distance(cell) for cell in iter_bits(bits))
 
 
 def play_out(start: Start, ours: str, engine: CotixEngine, budget: float, movelimit: int,

@@ -86,15 +86,17 @@ def set_endgame(contact_pushes: int, lead_centre: int, aimed: int | None = None)
     LEAD_CENTRE = lead_centre
     if aimed is not None:
         AIMED_LINES = aimed
+    _CACHE.clear()
 
 
 def _position_terms(me: int, op: int) -> tuple[int, int, int, int, int]:
+    # A term whose weight is 0 is not computed (set_endgame empties the cache).
     terms = (
-        pushable(me, op).bit_count() - pushable(op, me).bit_count(),
-        centre_excess(me),
-        centre_excess(op),
-        aimed_lines(me, op),
-        aimed_lines(op, me),
+        pushable(me, op).bit_count() - pushable(op, me).bit_count() if CONTACT_PUSHES else 0,
+        centre_excess(me) if LEAD_CENTRE else 0,
+        centre_excess(op) if LEAD_CENTRE else 0,
+        aimed_lines(me, op) if AIMED_LINES else 0,
+        aimed_lines(op, me) if AIMED_LINES else 0,
     )
     if len(_CACHE) >= CACHE_LIMIT:
         _CACHE.clear()

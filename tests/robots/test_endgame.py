@@ -90,3 +90,18 @@ def test_a_leader_trades_and_a_side_behind_does_not(score: tuple[int, int],
         safe = not threatened_marbles(board.marbles(2), board.marbles(1))
         board.pop()
         assert (ejected, safe) == (trades, not trades), (score, depth, str(move))
+
+
+def test_weights_set_to_nothing_give_the_fitted_evaluation_again() -> None:
+    weights = (endgame.CONTACT_PUSHES, endgame.LEAD_CENTRE, endgame.AIMED_LINES)
+    positions = _positions(10, seed=9)
+    for me, op in positions:
+        endgame.evaluation(me, op, 3, 1)  # cached with the weights in use
+    try:
+        endgame.set_endgame(0, 0, 0)
+        for me, op in positions:
+            assert endgame.evaluation(me, op, 3, 1) == fitted_evaluation(me, op, 3, 1)
+    finally:
+        endgame.set_endgame(*weights)
+    for me, op in positions:
+        assert endgame.endgame_terms(me, op, 3, 1) == -endgame.endgame_terms(op, me, 1, 3)
