@@ -386,6 +386,8 @@ _PUNCTUATION_WORD_RE = re.compile(r"(?<!\S)[^\sA-Za-z0-9]+(?!\S)")
 #: Such a word of one character (each ``>`` of a quote written ``> > >``, a lone ``-``):
 #: blanked by a plain replacement, at C speed, before the longer ones.
 _PUNCTUATION_CHAR_RE = re.compile(r"(?<!\S)[^\sA-Za-z0-9](?!\S)")
+#: Quote marks and blanks at the start of an analysed line (blanks are spaces there).
+_LEADING_MARKS_RE = re.compile(r"[ >]*")
 #: A line the second reading would read as the first does.
 _PLAIN_RE = re.compile(r"[\x20-\x3e\x40-\x5e\x60-\x7e]*")
 #: The words of a line looked at for a command; more are only counted as "many".
@@ -421,7 +423,13 @@ def _analysis(line: str, fine: bool) -> str:
 def _punctuation_blanked(text: str) -> str:
     """``_blanked(_PUNCTUATION_WORD_RE, text)``, with a call into Python only for each
     word of two characters or more (a deep quote has hundreds of one-character ones):
-    each word between blanks is blanked or not by itself, so the order is free."""
+    each word between blanks is blanked or not by itself, so the order is free. The
+    quote marks that begin a line up to its last blank among them ("> > > ") are such
+    words, and blanked at once: a quote 200 deep is not searched mark by mark."""
+    marks = _LEADING_MARKS_RE.match(text).end()  # type: ignore[union-attr]
+    quoted = text.rfind(" ", 0, marks) + 1
+    if quoted:
+        return " " * quoted + _punctuation_blanked(text[quoted:])
     text = _PUNCTUATION_CHAR_RE.sub(" ", text)
     return _blanked(_PUNCTUATION_WORD_RE, text) if _PUNCTUATION_WORD_RE.search(text) else text
 
