@@ -21,29 +21,38 @@ led on marbles and still ran to the move limit:
   cost nothing.  :data:`CONTACT_PUSHES`: each marble a side could push now (two on
   one, three on one or on two; :func:`features.pushable`) is worth this much to it
   at every score, so the leader comes in with lines the defender cannot push back.
+
+The typical stalled game: the defender gives up two to four marbles on the rim early,
+then holds a compact group of 9 to 11 in the centre and the leader's scattered ring
+of marbles around it cannot push it (``finish_probe.py --analyse`` prints these
+figures per game).  Searching deeper alone did not help: two such leads played on with
+four times the time a move for ours (6.5 plies instead of 5) also ran to the limit.
+Against Cotix at 1 s a move, seed 1, 8 games each, the machine loaded (load average
+4-5 on 2 cores): without the terms 2 of 8 won by six (3.9 marbles pushed off a game;
+the other side pushed in 55 % of its moves, 5.7 of our marbles pushable); contact
+pushes at 40, 3 of 8 (4.6; 46 %, 4.4); at 100, 3 of 8 (5.1; 35 %, 2.7); at 100 with
+the lead centre term, see the README.  Lines of three aimed at the other side's
+marbles (a term weighted like the lead centre term) gave 1 of 5 and 2 of 4 and were
+dropped.
 """
 
 from __future__ import annotations
 
 from typing import Final
 
-from abalone_pbm.rules.geometry import CELLS, CENTRE, OFFSETS
+from abalone_pbm.rules.geometry import CELLS, CENTRE
 
 from .features import evaluation as fitted_evaluation
 from .features import hex_distance, pushable
 
 #: Per marble of the other side a side could push now, at every score.
-CONTACT_PUSHES: int = 40
+CONTACT_PUSHES: int = 100
 #: Per marble a side has pushed off, for each step one of its own marbles stands from e5
 #: beyond two (:func:`centre_excess`).
 LEAD_CENTRE: int = 20
-#: Per marble a side has pushed off, for each of its lines of three aimed at a marble of
-#: the other side (:func:`aimed_lines`).
-AIMED_LINES: int = 0
 
-#: (pushable marbles of op for me - of me for op, centre excess of me, of op, aimed
-#: lines of me, of op) by (me, op).
-_CACHE: dict[tuple[int, int], tuple[int, int, int, int, int]] = {}
+#: (pushable marbles of op for me - of me for op, centre excess of me, of op) by (me, op).
+_CACHE: dict[tuple[int, int], tuple[int, int, int]] = {}
 CACHE_LIMIT: Final = 1 << 17
 
 
@@ -64,39 +73,20 @@ def centre_excess(bits: int) -> int:
             - (bits & r1).bit_count() - 2 * (bits & _E5).bit_count())
 
 
-def aimed_lines(pusher: int, enemy: int) -> int:
-    """The lines of three marbles of ``pusher`` with a marble of ``enemy`` on the next
-    cell ahead, counted once per direction.  Pushable or not: a line of the other
-    side's too long to push now becomes pushable when a marble behind it moves away."""
-    count = 0
-    for o in OFFSETS:
-        if o > 0:
-            g2 = pusher & (pusher << o)
-            count += (((g2 & (g2 << o)) << o) & enemy).bit_count()
-        else:
-            g2 = pusher & (pusher >> -o)
-            count += (((g2 & (g2 >> -o)) >> -o) & enemy).bit_count()
-    return count
-
-
-def set_endgame(contact_pushes: int, lead_centre: int, aimed: int | None = None) -> None:
+def set_endgame(contact_pushes: int, lead_centre: int) -> None:
     """Other weights for the terms (matches between settings)."""
-    global CONTACT_PUSHES, LEAD_CENTRE, AIMED_LINES
+    global CONTACT_PUSHES, LEAD_CENTRE
     CONTACT_PUSHES = contact_pushes
     LEAD_CENTRE = lead_centre
-    if aimed is not None:
-        AIMED_LINES = aimed
     _CACHE.clear()
 
 
-def _position_terms(me: int, op: int) -> tuple[int, int, int, int, int]:
+def _position_terms(me: int, op: int) -> tuple[int, int, int]:
     # A term whose weight is 0 is not computed (set_endgame empties the cache).
     terms = (
         pushable(me, op).bit_count() - pushable(op, me).bit_count() if CONTACT_PUSHES else 0,
         centre_excess(me) if LEAD_CENTRE else 0,
         centre_excess(op) if LEAD_CENTRE else 0,
-        aimed_lines(me, op) if AIMED_LINES else 0,
-        aimed_lines(op, me) if AIMED_LINES else 0,
     )
     if len(_CACHE) >= CACHE_LIMIT:
         _CACHE.clear()
@@ -109,10 +99,8 @@ def endgame_terms(me: int, op: int, mine: int, theirs: int) -> int:
     terms = _CACHE.get((me, op))
     if terms is None:
         terms = _position_terms(me, op)
-    pushes, my_centre, their_centre, my_aims, their_aims = terms
-    return (CONTACT_PUSHES * pushes
-            - LEAD_CENTRE * (mine * my_centre - theirs * their_centre)
-            + AIMED_LINES * (mine * my_aims - theirs * their_aims))
+    pushes, my_centre, their_centre = terms
+    return CONTACT_PUSHES * pushes - LEAD_CENTRE * (mine * my_centre - theirs * their_centre)
 
 
 def evaluation(me: int, op: int, mine: int, theirs: int) -> tuple[int, int, int]:
@@ -122,8 +110,6 @@ def evaluation(me: int, op: int, mine: int, theirs: int) -> tuple[int, int, int]
     terms = _CACHE.get((me, op))
     if terms is None:
         terms = _position_terms(me, op)
-    pushes, my_centre, their_centre, my_aims, their_aims = terms
-    value += (CONTACT_PUSHES * pushes
-              - LEAD_CENTRE * (mine * my_centre - theirs * their_centre)
-              + AIMED_LINES * (mine * my_aims - theirs * their_aims))
+    pushes, my_centre, their_centre = terms
+    value += CONTACT_PUSHES * pushes - LEAD_CENTRE * (mine * my_centre - theirs * their_centre)
     return value, my_threats, their_threats
