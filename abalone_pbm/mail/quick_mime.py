@@ -8,9 +8,10 @@ a board costs it half a millisecond of the worker's time. :func:`parse_simple` b
 the very message the parser would build from such bytes (and from a mail of one part):
 each header block is read by the parser (headers only), the bodies are cut where the
 delimiter lines stand (found at C speed) and handed over as the parser hands them (the
-line end before a delimiter belongs to it, RFC 2046). Anything else (other line ends,
-nested multiparts or messages, a part without an empty line, adjacent delimiters, no
-closing delimiter, a defect in any header block) is left to the parser: None.
+line end before a delimiter belongs to it, RFC 2046). Anything else (a line end other
+than CRLF between the parts, nested multiparts or messages, a part without an empty line, adjacent delimiters, no
+closing delimiter, a defect in any header block) is left to the parser: None. A mail of
+one part needs no more than an empty line after its headers: its body is its payload.
 """
 
 from __future__ import annotations
@@ -30,13 +31,10 @@ def parse_simple(data: bytes, policy: Policy) -> EmailMessage | None:
     ``email.parser.BytesParser(policy=policy).parsebytes(data)`` parses it, when it has
     the shape of the module text or is one part (not a message/*); None otherwise."""
     text = data.decode("ascii", "surrogateescape")  # (as BytesParser reads bytes)
-    ends = text.count("\r\n")
-    if text.count("\r") != ends or text.count("\n") != ends:
-        return None  # a line end other than CRLF
-    head_end = text.find("\r\n\r\n")
-    if head_end < 0 or text.startswith("\r\n"):
-        return None  # (no empty line after the headers, or no headers)
-    head, body = text[:head_end + 4], text[head_end + 4:]
+    body_start = _body_start(text)
+    if body_start is None:
+        return None
+    head, body = text[:body_start], text[body_start:]
     top = _headers(head, policy)
     if top is None or top.get_content_maintype() == "message":
         return None
@@ -44,6 +42,9 @@ def parse_simple(data: bytes, policy: Policy) -> EmailMessage | None:
         top.set_payload(body)  # (a part of one text: its body as it stands)
         assert isinstance(top, EmailMessage)
         return top
+    ends = body.count("\r\n")
+    if body.count("\r") != ends or body.count("\n") != ends:
+        return None  # a line end other than CRLF between the parts
     if top.get_content_subtype() == "digest":
         return None  # (a digest's parts are messages by default)
     boundary = top.get_boundary()
@@ -66,6 +67,18 @@ def parse_simple(data: bytes, policy: Policy) -> EmailMessage | None:
     top.epilogue = body[last:]
     assert isinstance(top, EmailMessage)
     return top
+
+
+def _body_start(text: str) -> int | None:
+    """Where the body begins: after the first empty line (a line ends in CRLF, LF or a
+    CR alone, as the parser reads lines); None without one, or before any header."""
+    if text[:1] in ("\r", "\n"):
+        return None
+    found = [at for at in (text.find(pair) for pair in ("\n\n", "\n\r", "\r\r")) if at >= 0]
+    if not found:
+        return None
+    empty = min(found) + 1  # (the line end before it is one character: LF, or CR alone)
+    return empty + (2 if text.startswith("\r\n", empty) else 1)
 
 
 def _headers(block: str, policy: Policy) -> Message | None:

@@ -61,6 +61,11 @@ def _corpus() -> list[bytes]:
     attached.add_alternative("<p>see the picture</p>\n", subtype="html")
     attached.add_attachment(b"\x89PNG", maintype="image", subtype="png", filename="b.png")
     mails.append(attached.as_bytes().replace(b"\n", b"\r\n"))
+    for ending in (b"\n", b"\r", b"\r\n"):  # one part, as a test harness or a pipe writes it
+        plain = EmailMessage()
+        plain["Subject"] = "Re: Abalone Board 101 fred"
+        plain.set_content("c3-c5\n\n> It is fred's move.\n" * 50)
+        mails.append(plain.as_bytes().replace(b"\n", ending))
     return mails
 
 
