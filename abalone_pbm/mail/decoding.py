@@ -148,12 +148,28 @@ def text_parts(
 
 def plain_text(part: email.message.Message) -> str:
     """A text/plain part decoded and cleaned (charset, ``format=flowed``)."""
-    return clean_text(_decode_part(part), keep_newlines=True)
+    return clean_body(_decode_part(part))
 
 
 def html_part_text(part: email.message.Message) -> str:
     """A text/html part decoded, turned into text with :func:`html_to_text`, cleaned."""
-    return clean_text(html_to_text(_decode_part(part)), keep_newlines=True)
+    return clean_body(html_to_text(_decode_part(part)))
+
+
+#: What ``clean_text`` replaces in ASCII text with its line ends kept: the C0 controls
+#: but tab, line feed and carriage return, and DEL.
+_ASCII_CONTROLS = bytes([*range(0x00, 0x09), 0x0B, 0x0C, *range(0x0E, 0x20), 0x7F])
+
+
+def clean_body(text: str) -> str:
+    """``clean_text(text, keep_newlines=True)``; for ASCII text without controls (no
+    invisible blank, surrogate or control to replace: only line ends and tabs) at C
+    speed, not three patterns tried at each character of a 256 KB body."""
+    if text.isascii():
+        data = text.encode("ascii")
+        if len(data.translate(None, _ASCII_CONTROLS)) == len(data):
+            return text.replace("\r\n", "\n").replace("\r", "\n").replace("\t", " ")
+    return clean_text(text, keep_newlines=True)
 
 
 def extract_body_texts(msg: email.message.Message) -> BodyTexts:
