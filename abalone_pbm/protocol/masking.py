@@ -1345,6 +1345,8 @@ def mask_and_find_passwords(text: str, is_userid: UseridCheck = None) -> tuple[s
     pieces = text.splitlines(keepends=True)
     bodies = [p.rstrip("\r\n") for p in pieces]
     masked, secrets = _mask_lines_finding(bodies, is_userid)
+    if masked == bodies:
+        return text, secrets  # (nothing masked: the lines, joined again, are the text)
     return "".join(m + p[len(b):] for m, p, b in zip(masked, pieces, bodies)), secrets
 
 
