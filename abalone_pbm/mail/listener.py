@@ -395,12 +395,12 @@ class _LimitedSession(SMTP):
             raise
         if refusal is not None:
             await self.push(refusal)
-            self._set_post_data_state()
+            self._set_post_data_state()  # type: ignore[no-untyped-call]
             return
         self.envelope.content = content
         self.envelope.original_content = content
         status = await self._call_handler_hook("DATA")
-        self._set_post_data_state()
+        self._set_post_data_state()  # type: ignore[no-untyped-call]
         await self.push("250 OK" if status is MISSING else status)
 
     async def _call_handler_hook(self, command: str, *args: Any) -> Any:

@@ -54,7 +54,7 @@ def parse_simple(data: bytes, policy: Policy) -> EmailMessage | None:
     delimiters = _delimiter_lines(body, "--" + boundary)
     if not delimiters or delimiters[0][2] or not delimiters[-1][2]:
         return None  # no first delimiter, or no closing one
-    parts: list[Message] = []
+    parts: list[Message | str] = []
     for (_, after, _), (start, _, _) in zip(delimiters, delimiters[1:]):
         part = _leaf(body[after:start], policy)
         if part is None:

@@ -74,21 +74,20 @@ def masked_raw(raw: bytes, secrets: Iterable[str], is_userid: UseridCheck = None
             masked, more = mask_and_find_passwords(content, is_userid)
             texts.append((number, content, masked, False))
             found |= more
-    if not found and all(masked in (None, text) for _, text, masked, _ in texts):
+    if not found and all(kept in (None, read) for _, read, kept, _ in texts):
         return raw  # (no text of the mail, nor its markup's words, holds a password)
     # A mail with a password: its markup read by the rule too, as any text.
-    for index, (where, text, masked, html) in enumerate(texts):
-        if masked is None:
-            masked, more = mask_and_find_passwords(text, is_userid)
-            texts[index] = (where, text, masked, html)
+    for index, (where, read, kept, html) in enumerate(texts):
+        if kept is None:
+            kept, more = mask_and_find_passwords(read, is_userid)
+            texts[index] = (where, read, kept, html)
             found |= more
     changes: list[tuple[str | int, str]] = []
-    for where, text, masked, html in texts:
-        assert masked is not None
-        masked = (hide_passwords_in_html if html else hide_passwords)(
-            masked, found, short_too=True)
-        if masked != text:
-            changes.append((where, masked))
+    for where, read, kept, html in texts:
+        assert kept is not None
+        hidden = (hide_passwords_in_html if html else hide_passwords)(kept, found, short_too=True)
+        if hidden != read:
+            changes.append((where, hidden))
     if not changes:
         return raw
     try:
