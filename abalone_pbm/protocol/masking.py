@@ -790,7 +790,7 @@ def _find_spans_in(lines: Sequence[str], is_userid: UseridCheck, budget: list[in
         seen: dict[tuple[str, ...], list[tuple[int, int, int]]] = {}
         # Only lines a command may begin on are read (rules 1-3 pass the others by),
         # each distinct line looked at once (a quoted thread repeats its lines).
-        beginning = {line for line in set(lines) if _may_begin_command(line, fine)}
+        beginning = _lines_beginning_commands(lines, fine)
         for index in [i for i, line in enumerate(lines) if line in beginning]:
             window = tuple(lines[index:index + 1 + _CONTINUATION_LINES])
             relative = seen.get(window)
@@ -1122,6 +1122,27 @@ def _may_begin_command(line: str, fine: bool) -> bool:
 @functools.lru_cache(maxsize=1 << 14)
 def _may_begin_short(line: str, fine: bool) -> bool:
     return any(_command_like(word) for word in _first_words(_analysis_of_short(line, fine)))
+
+
+#: The quote marks and blanks that begin a line up to the last blank among them
+#: (``> > > ``), then the rest of the line: one match a line in lines joined by LF.
+_QUOTED_REST_RE = re.compile(r"^(?:[> ]* )?(.*)$", re.MULTILINE)
+
+
+def _lines_beginning_commands(lines: Sequence[str], fine: bool) -> set[str]:
+    """The distinct lines of ``lines`` on which a command may begin (_may_begin_command).
+
+    Quote marks before a line's last blank among them decide nothing there: every step
+    of _analysis leaves them marks or blanks (no pattern of it matches a blank or a
+    ``>`` at its start, or looks behind further than one blank), and _starts skips
+    them. So a line is judged by its rest, each distinct rest once: a thread quoting
+    the same board at every depth costs its board's lines, the rests cut at C speed."""
+    distinct = list(set(lines))
+    rests = _QUOTED_REST_RE.findall("\n".join(distinct))
+    if len(rests) != len(distinct):  # (a line holding a line feed: judged whole)
+        return {line for line in distinct if _may_begin_command(line, fine)}
+    verdicts = {rest: _may_begin_command(rest, fine) for rest in set(rests)}
+    return {line for line, rest in zip(distinct, rests) if verdicts[rest]}
 
 
 #: The start of the next command or Subject run together with a password.
