@@ -8,10 +8,12 @@ a board costs it half a millisecond of the worker's time. :func:`parse_simple` b
 the very message the parser would build from such bytes (and from a mail of one part):
 each header block is read by the parser (headers only), the bodies are cut where the
 delimiter lines stand (found at C speed) and handed over as the parser hands them (the
-line end before a delimiter belongs to it, RFC 2046). Anything else (a line end other
-than CRLF between the parts, nested multiparts or messages, a part without an empty line, adjacent delimiters, no
-closing delimiter, a defect in any header block) is left to the parser: None. A mail of
-one part needs no more than an empty line after its headers: its body is its payload.
+line end before a delimiter belongs to it, RFC 2046). Lines may end in CRLF or LF
+alone, as in a mail program's thread whose parts end their lines in LF (the parser reads
+both as line ends). Anything else (a CR alone, nested multiparts or messages, a part
+without an empty line, adjacent delimiters, no closing delimiter, a defect in any header
+block) is left to the parser: None. A mail of one part needs no more than an empty line
+after its headers: its body is its payload.
 """
 
 from __future__ import annotations
@@ -42,9 +44,8 @@ def parse_simple(data: bytes, policy: Policy) -> EmailMessage | None:
         top.set_payload(body)  # (a part of one text: its body as it stands)
         assert isinstance(top, EmailMessage)
         return top
-    ends = body.count("\r\n")
-    if body.count("\r") != ends or body.count("\n") != ends:
-        return None  # a line end other than CRLF between the parts
+    if body.count("\r") != body.count("\r\n"):
+        return None  # a CR alone: a line end (the parser's) no cut below looks for
     if top.get_content_subtype() == "digest":
         return None  # (a digest's parts are messages by default)
     boundary = top.get_boundary()
@@ -62,7 +63,7 @@ def parse_simple(data: bytes, policy: Policy) -> EmailMessage | None:
         parts.append(part)
     first, last = delimiters[0][0], delimiters[-1][1]
     if first > 0:
-        top.preamble = body[:first - 2]  # (the line end before a delimiter is its own)
+        top.preamble = _without_line_end(body[:first])  # (the delimiter's, RFC 2046)
     top.set_payload(parts)
     top.epilogue = body[last:]
     assert isinstance(top, EmailMessage)
@@ -90,21 +91,30 @@ def _headers(block: str, policy: Policy) -> Message | None:
     return message
 
 
+def _without_line_end(text: str) -> str:
+    """``text`` without the line end (CRLF or LF) it ends in, if any."""
+    if text.endswith("\r\n"):
+        return text[:-2]
+    return text[:-1] if text.endswith("\n") else text
+
+
 def _delimiter_lines(body: str, separator: str) -> list[tuple[int, int, bool]]:
     """(start, end after its line end, closing) of each delimiter line of ``body`` up to
     the first closing one, as the parser's pattern for them matches a line: the
-    separator, "--" when closing, blanks, the line end or the end of the text."""
+    separator, "--" when closing, blanks, the line end or the end of the text. Lines
+    end in LF or CRLF (``body`` has no CR alone)."""
     found: list[tuple[int, int, bool]] = []
     at = body.find(separator)
     for _ in range(_MOST_SEPARATORS):
         if at < 0:
             return found
-        if at == 0 or (at >= 2 and body.startswith("\r\n", at - 2)):
-            line_end = body.find("\r\n", at)
-            rest = body[at + len(separator):line_end if line_end >= 0 else len(body)]
+        if at == 0 or body[at - 1] == "\n":
+            line_end = body.find("\n", at)
+            rest = _without_line_end(
+                body[at + len(separator):line_end + 1 if line_end >= 0 else len(body)])
             closing = rest.startswith("--")
             if not rest.removeprefix("--").strip(" \t"):
-                end = line_end + 2 if line_end >= 0 else len(body)
+                end = line_end + 1 if line_end >= 0 else len(body)
                 found.append((at, end, closing))
                 if closing:
                     return found
@@ -118,12 +128,14 @@ def _leaf(segment: str, policy: Policy) -> Message | None:
     belongs to the next delimiter."""
     if not segment:
         return None  # adjacent delimiters: the parser passes both
-    split = 0 if segment.startswith("\r\n") else segment.find("\r\n\r\n") + 2
-    if split == 1:
+    if segment[0] in "\r\n":  # (no headers: the empty line first)
+        body_start: int | None = 2 if segment.startswith("\r\n") else 1
+    else:
+        body_start = _body_start(segment)
+    if body_start is None:
         return None  # no empty line: the parser reads on into the body
-    part = _headers(segment[:split + 2], policy)
+    part = _headers(segment[:body_start], policy)
     if part is None or part.get_content_maintype() in ("multipart", "message"):
         return None
-    body = segment[split + 2:]
-    part.set_payload(body[:-2] if body.endswith("\r\n") else body)
+    part.set_payload(_without_line_end(segment[body_start:]))
     return part

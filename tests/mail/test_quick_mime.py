@@ -1,7 +1,8 @@
 """``quick_mime.parse_simple`` builds the very message the standard parser
 builds (headers, parts, bodies, preamble, epilogue, defects), or declines: compared on
 the replies mail programs write, the big and hostile mails of the cost benchmark and
-the abuse tests, and on mutations of them around every delimiter line."""
+the abuse tests, and on mutations of them around every delimiter line and of their
+line ends (LF alone in some lines or all, as a thread's parts have them)."""
 
 from __future__ import annotations
 
@@ -86,6 +87,24 @@ def _mutations(raw: bytes, rng: random.Random) -> list[bytes]:
     return out
 
 
+def _line_ends_mixed(raw: bytes, rng: random.Random) -> list[bytes]:
+    """``raw`` with some of its CRLF line ends written LF alone: at random, in the
+    bodies only (after each part's empty line, up to the next delimiter), and all but
+    the header blocks' and delimiters'."""
+    lines = raw.split(b"\r\n")
+    randomly = b"".join(line + rng.choice((b"\r\n", b"\n")) for line in lines[:-1])
+    in_bodies = []
+    in_body = False
+    for line in lines[:-1]:
+        is_delimiter = line.startswith(b"--")
+        if is_delimiter:
+            in_body = False
+        in_bodies.append(line + (b"\n" if in_body and rng.random() < 0.9 else b"\r\n"))
+        if not line and not is_delimiter:
+            in_body = True
+    return [randomly + lines[-1], b"".join(in_bodies) + lines[-1]]
+
+
 def test_the_quick_parse_is_the_parsers_or_none() -> None:
     rng = random.Random(4)
     quick = compared = 0
@@ -102,6 +121,34 @@ def test_the_quick_parse_is_the_parsers_or_none() -> None:
             quick += 1
         compared += 1
     assert quick > 60 and compared > 300
+
+
+def test_parts_ending_lines_in_lf_are_read_as_the_parser_reads_them() -> None:
+    rng = random.Random(25)
+    quick = compared = 0
+    for raw in _corpus():
+        for mixed in _line_ends_mixed(raw, rng):
+            for mutated in _mutations(mixed, rng):
+                data = bounded_bytes(mutated)
+                fast = parse_simple(data, POLICY)
+                compared += 1
+                if fast is None:
+                    continue
+                slow = email.parser.BytesParser(policy=POLICY).parsebytes(data)
+                assert _shape(fast) == _shape(slow), mutated[:300]
+                if len(data) < 40_000:
+                    assert fast.as_bytes() == slow.as_bytes()
+                quick += 1
+    assert quick > 200 and compared > 3000
+
+
+def test_a_quoted_thread_with_lf_in_its_parts_is_parsed_quickly() -> None:
+    raw = mail_cost.quoted_thread()
+    assert b"\n>" in raw and b"\r\n--=_b" in raw  # (LF inside the parts, CRLF around)
+    fast = parse_simple(bounded_bytes(raw), POLICY)
+    assert fast is not None
+    assert _shape(fast) == _shape(email.parser.BytesParser(policy=POLICY).parsebytes(
+        bounded_bytes(raw)))
 
 
 def test_the_worker_reads_a_gmail_reply_quickly_and_the_same() -> None:
