@@ -19,11 +19,14 @@ after its headers: its body is its payload.
 from __future__ import annotations
 
 import email.parser
+import re
 from email.message import EmailMessage, Message
 from email.policy import Policy
 
 #: Transfer encodings a multipart may have (others are a defect the parser records).
 _MULTIPART_ENCODINGS = ("7bit", "8bit", "binary")
+#: A line end of one character (LF, or CR alone) and the line after it empty.
+_EMPTY_LINE_RE = re.compile("\n\n|\n\r|\r\r")
 #: The most places the boundary stands that are looked at (a delimiter line or not).
 _MOST_SEPARATORS = 64
 
@@ -75,10 +78,12 @@ def _body_start(text: str) -> int | None:
     CR alone, as the parser reads lines); None without one, or before any header."""
     if text[:1] in ("\r", "\n"):
         return None
-    found = [at for at in (text.find(pair) for pair in ("\n\n", "\n\r", "\r\r")) if at >= 0]
-    if not found:
+    # (One search that stops there: a pair absent from a CRLF mail is not looked for
+    # through all of it.)
+    found = _EMPTY_LINE_RE.search(text)
+    if found is None:
         return None
-    empty = min(found) + 1  # (the line end before it is one character: LF, or CR alone)
+    empty = found.start() + 1  # (the line end before it is one character: LF, or CR alone)
     return empty + (2 if text.startswith("\r\n", empty) else 1)
 
 

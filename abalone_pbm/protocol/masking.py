@@ -1129,20 +1129,27 @@ def _may_begin_short(line: str, fine: bool) -> bool:
 _QUOTED_REST_RE = re.compile(r"^(?:[> ]* )?(.*)$", re.MULTILINE)
 
 
-def _lines_beginning_commands(lines: Sequence[str], fine: bool) -> set[str]:
+def _lines_beginning_commands(lines: Sequence[str], fine: bool) -> frozenset[str]:
     """The distinct lines of ``lines`` on which a command may begin (_may_begin_command).
 
     Quote marks before a line's last blank among them decide nothing there: every step
     of _analysis leaves them marks or blanks (no pattern of it matches a blank or a
     ``>`` at its start, or looks behind further than one blank), and _starts skips
     them. So a line is judged by its rest, each distinct rest once: a thread quoting
-    the same board at every depth costs its board's lines, the rests cut at C speed."""
-    distinct = list(set(lines))
+    the same board at every depth costs its board's lines, the rests cut at C speed.
+    The answer depends on the set of lines only, and one mail's texts are read several
+    times (masked ahead, in the stored copy, quoted): the last few sets are kept."""
+    return _beginning_of_distinct(frozenset(lines), fine)
+
+
+@functools.lru_cache(maxsize=8)
+def _beginning_of_distinct(lines: frozenset[str], fine: bool) -> frozenset[str]:
+    distinct = list(lines)
     rests = _QUOTED_REST_RE.findall("\n".join(distinct))
     if len(rests) != len(distinct):  # (a line holding a line feed: judged whole)
-        return {line for line in distinct if _may_begin_command(line, fine)}
+        return frozenset(line for line in distinct if _may_begin_command(line, fine))
     verdicts = {rest: _may_begin_command(rest, fine) for rest in set(rests)}
-    return {line for line, rest in zip(distinct, rests) if verdicts[rest]}
+    return frozenset(line for line, rest in zip(distinct, rests) if verdicts[rest])
 
 
 #: The start of the next command or Subject run together with a password.
@@ -1381,17 +1388,39 @@ _UNREADABLE_RE = re.compile(
     "[\ufffd\x00-\x08\x0b-\x1f\x7f-\x9f]"
     r"|=\?[^?\s]{0,40}\?[QqBb]\?|(?:=[0-9A-Fa-f]{2}){2,}"
 )
+#: _UNREADABLE_RE's first branch alone, and its others (each begins with "="): a
+#: pattern of one character class is searched at C speed, an alternation is tried at
+#: every character.
+_UNREADABLE_CHAR_RE = re.compile("[\ufffd\x00-\x08\x0b-\x1f\x7f-\x9f]")
+_UNREADABLE_ESCAPE_RE = re.compile(r"=\?[^?\s]{0,40}\?[QqBb]\?|(?:=[0-9A-Fa-f]{2}){2,}")
 
 
 def _unreadable(line: str) -> bool:
+    """Whether _UNREADABLE_RE or (in a line not ASCII) mojibake is found in ``line``."""
     # (Mojibake is never ASCII: a plain line is not searched for it.)
-    return bool(_UNREADABLE_RE.search(line)
+    return bool(_UNREADABLE_CHAR_RE.search(line)
+                or ("=" in line and _UNREADABLE_ESCAPE_RE.search(line))
                 or (not line.isascii() and _LONG_MOJIBAKE_RE.search(line)))
 
 
 def quotable(line: str) -> str:
     """``line`` for quoting inside an answer, or a note when it cannot be read."""
     return _UNREADABLE_NOTE if _unreadable(line) else line
+
+
+#: A line end as str.splitlines would not read it: CRLF, LF or CR alone.
+_LINE_END_RE = re.compile(r"\r\n|\r|\n")
+
+
+def _end_of_lines(text: str, count: int) -> int:
+    """Where the first ``count`` lines of ``text`` end, with the line end after the last
+    of them (the end of ``text`` when it has no more lines)."""
+    if count <= 0:
+        return 0
+    for number, found in enumerate(_LINE_END_RE.finditer(text), start=1):
+        if number == count:
+            return found.end()
+    return len(text)
 
 
 def quote_original(subject: str, body: str, *, max_lines: int = 200) -> str:
@@ -1402,11 +1431,17 @@ def quote_original(subject: str, body: str, *, max_lines: int = 200) -> str:
     ``max_lines`` lines are cut with a note.
     """
     subject_line = f"Subject: {subject.strip()}"
-    body_lines = body.replace("\r\n", "\n").replace("\r", "\n").rstrip("\n").split("\n")
-    if not any(l.strip() for l in body_lines):
-        body_lines = []
-    cut = len(body_lines) - max_lines
-    body_lines = body_lines[:max_lines]
+    body = body.rstrip("\r\n")
+    body_lines: list[str] = []
+    cut = 0
+    if body.strip():  # (a body of blanks is not quoted)
+        # Only the lines quoted are split apart; the others are counted at C speed.
+        quoted_end = _end_of_lines(body, max_lines)
+        quoted, rest = body[:quoted_end], body[quoted_end:]
+        body_lines = quoted.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+        if rest:
+            body_lines.pop()  # (after the line end that closes the last line quoted)
+            cut = rest.count("\n") + rest.count("\r") - rest.count("\r\n") + 1
     # Subject and body masked as one text: a command begun in the Subject may go on
     # in the first line of the body.
     masked = _mask_lines([subject_line, *body_lines])
