@@ -233,11 +233,15 @@ class NewText:
 MAX_NEW_LINES = 400
 MAX_NEW_CHARS = 32 * 1024
 
-#: Where a run of quoted lines ends, and where a run of blank lines ends: found by the
-#: regular-expression engine in one scan, so that a mail of quote marks or blank lines
-#: costs next to nothing (each run is one line for the per-line reading).
-_QUOTED_RUN_END_RE = re.compile(r"\n(?![ ]*>)")
+#: Where a run of quoted lines (and the blank lines among and after them) ends, and
+#: where a run of blank lines ends: found by the regular-expression engine in one scan,
+#: so that a mail of quote marks or blank lines costs next to nothing (each run is one
+#: line for the per-line reading, and a run is never next to one of its own kind: the
+#: lines read one by one are at most three times those counted against MAX_NEW_LINES).
+_QUOTED_RUN_END_RE = re.compile(r"\n(?![ ]*>|[^\S\n]*(?:\n|\Z))")
 _NON_BLANK_RE = re.compile(r"[^\s]")
+#: A blank line after the first of a run (a blank line ends a banner's paragraph).
+_BLANK_LINE_RE = re.compile(r"\n[^\S\n]*(?:\n|\Z)")
 
 
 class _Reader:
@@ -255,6 +259,8 @@ class _Reader:
         self._stripped: dict[int, str] = {}
         self.kept: list[tuple[int, str]] = []  # (source index, line) of the new text
         self.had_old_mail = False
+        #: Where each quoted run of ``raw`` stands in ``text`` (start, end).
+        self._runs: dict[int, tuple[int, int]] = {}
 
     def _read_line(self) -> bool:
         text, start = self.text, self._offset
@@ -273,12 +279,20 @@ class _Reader:
                             else max(end + 1, text.rfind("\n", start, found.start()) + 1))
         elif stripped.startswith(">"):
             found = _QUOTED_RUN_END_RE.search(text, start)
+            run_end = len(text) if found is None else found.start()
+            self._runs[len(self.raw)] = (start, run_end)
             self.raw.append(">")
-            self._offset = len(text) + 1 if found is None else found.start() + 1
+            self._offset = run_end + 1
         else:
             self.raw.append(line)
             self._offset = end + 1
         return True
+
+    def blank_inside(self, index: int) -> bool:
+        """Whether the quoted run at ``index`` holds a blank line (looked for only when
+        it matters: a banner's paragraph ends at one)."""
+        start, end = self._runs[index]
+        return _BLANK_LINE_RE.search(self.text, start, end) is not None
 
     def has_line(self, index: int) -> bool:
         while len(self.raw) <= index:
@@ -387,6 +401,8 @@ class _Reader:
                 continue
             if is_quoted(line):
                 self.had_old_mail = True
+                if in_banner and self.blank_inside(index):
+                    in_banner = False  # (as the blank line read alone would)
                 if self.kept and self.kept[-1][1].strip():
                     self.kept.append((index, ""))  # inline answers stay paragraphs apart
                 index += 1
