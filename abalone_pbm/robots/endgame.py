@@ -27,12 +27,17 @@ then holds a compact group of 9 to 11 in the centre and the leader's scattered r
 of marbles around it cannot push it (``finish_probe.py --analyse`` prints these
 figures per game).  Searching deeper alone did not help: two such leads played on with
 four times the time a move for ours (6.5 plies instead of 5) also ran to the limit.
-Against Cotix at 1 s a move, seed 1, 8 games each, the machine loaded (load average
-4-5 on 2 cores): without the terms 2 of 8 won by six (3.9 marbles pushed off a game;
-the other side pushed in 55 % of its moves, 5.7 of our marbles pushable); contact
-pushes at 40, 3 of 8 (4.6; 46 %, 4.4); at 100, 3 of 8 (5.1; 35 %, 2.7); at 100 with
-the lead centre term, see the README.  Lines of three aimed at the other side's
-marbles (a term weighted like the lead centre term) gave 1 of 5 and 2 of 4 and were
+Against Cotix at 1 s a move (``external_match.py --engine cotix --games 8 --budget 1.0
+--movelimit 150 --opening-moves 4``), 8 games a run, wins by six, the machine shared
+(load average 2.6 to 5.4 on 2 cores): seed 1 without the terms 2 of 8 (3.9 marbles
+pushed off a game; the other side pushed in 55 % of its moves, 5.7 of our marbles
+pushable at our move), contact pushes 40 alone 3 of 8 (4.6; 46 %, 4.4), 100 alone
+3 of 8 (5.1; 35 %, 2.7), 100 with the lead centre term 20 (kept) 6 of 8 (5.1; 39 %,
+3.3; the two standard games where our marbles stood as near e5 as theirs were won
+by six); seed 2 without the terms 2 of 8 (4.4), with them 2 of 8 (3.9).  Sixteen
+games each: 8 against 4, short of the 80 % wanted, and within the noise of runs this
+small on a loaded machine.  Lines of three aimed at the other side's marbles (a
+further term weighted like the lead centre term) gave 1 of 5 and 2 of 4 and were
 dropped.
 """
 
