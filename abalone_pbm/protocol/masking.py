@@ -1428,8 +1428,14 @@ def quote_original(subject: str, body: str, *, max_lines: int = 200) -> str:
 
     The first line quotes the Subject (``> Subject: ...``), then the body follows after
     a quoted blank line.  Blank lines become a bare ``>``; bodies longer than
-    ``max_lines`` lines are cut with a note.
+    ``max_lines`` lines are cut with a note. The last few quotes are kept: an error
+    answer quotes its mail for the error text and again for the mail's template.
     """
+    return _quoted(subject, body, max_lines)
+
+
+@functools.lru_cache(maxsize=8)
+def _quoted(subject: str, body: str, max_lines: int) -> str:
     subject_line = f"Subject: {subject.strip()}"
     body = body.rstrip("\r\n")
     body_lines: list[str] = []
