@@ -17,8 +17,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from abalone_pbm.robots import BoulderRobot, evaluation as evaluation_module
-from abalone_pbm.robots import features
+from abalone_pbm.robots import BoulderRobot, endgame, features
+from abalone_pbm.robots import evaluation as evaluation_module
 from abalone_pbm.robots.bitmoves import CHANGES, EJECT, PUSH, children, tactical_children
 from abalone_pbm.rules import Board, Rules
 from abalone_pbm.rules.geometry import BOARD_MASK, CELLS, DIAGONAL_OF, OFFSETS, ROW_OF
@@ -149,6 +149,25 @@ def slow_evaluation(me: int, op: int, mine: int, theirs: int) -> tuple[int, int,
     )
 
 
+def slow_endgame_terms(me: int, op: int, mine: int, theirs: int) -> int:
+    """The endgame terms from the text of :mod:`endgame`: the marbles of the other side a
+    side could push now, at every score; per marble a side has pushed off, the steps its
+    own marbles stand from e5 beyond two each."""
+    def beyond_two(bits: int) -> int:
+        return sum(distance_to_centre(c) - 2 for c in cells_of(bits))
+
+    pushes = bin(pushable_cells(me, op)).count("1") - bin(pushable_cells(op, me)).count("1")
+    return endgame.CONTACT_PUSHES * pushes - endgame.LEAD_CENTRE * (
+        mine * beyond_two(me) - theirs * beyond_two(op))
+
+
+def slow_search_evaluation(me: int, op: int, mine: int, theirs: int) -> tuple[int, int, int]:
+    """What the two-player search evaluates with: :func:`slow_evaluation` plus the endgame
+    terms."""
+    value, threats, danger = slow_evaluation(me, op, mine, theirs)
+    return value + slow_endgame_terms(me, op, mine, theirs), threats, danger
+
+
 def slow_evaluate_two(me: int, op: int, my_score: int, op_score: int, me_to_move: bool) -> int:
     e = evaluation_module
     mine = bin(threatened_cells(me, op, op)).count("1")
@@ -232,6 +251,45 @@ def test_evaluation_without_caches_is_the_same() -> None:
     for me, op, mine, theirs in POSITIONS[:60]:
         features.clear_caches()
         assert features.evaluation(me, op, mine, theirs) == slow_evaluation(me, op, mine, theirs)
+
+
+def test_search_evaluation_is_the_terms_definitions() -> None:
+    """The two-player search's evaluation (the fitted one with the endgame terms) on the
+    same positions, half of them with marbles pushed off."""
+    for me, op, mine, theirs in POSITIONS:
+        expected = slow_search_evaluation(me, op, mine, theirs)
+        # Twice: the second answer comes from the caches.
+        assert endgame.evaluation(me, op, mine, theirs) == expected
+        assert endgame.evaluation(me, op, mine, theirs) == expected
+        assert endgame.endgame_terms(me, op, mine, theirs) == slow_endgame_terms(
+            me, op, mine, theirs)
+
+
+def test_search_evaluation_follows_other_weights() -> None:
+    """Every weight the search's evaluation reads, changed after its answers are cached,
+    and changed back."""
+    saved = (features.current_weights(), features.PRESSURE, features.PUSHES,
+             endgame.CONTACT_PUSHES, endgame.LEAD_CENTRE)
+    for position in POSITIONS[:80]:
+        endgame.evaluation(*position)
+    try:
+        for settings in ((45, 17, 0, 0), (0, 0, 70, 35), (30, 30, 0, 20), (10, 0, 100, 0)):
+            features.set_pressure(settings[0], settings[1])
+            endgame.set_endgame(settings[2], settings[3])
+            for me, op, mine, theirs in POSITIONS[:80]:
+                assert endgame.evaluation(me, op, mine, theirs) == slow_search_evaluation(
+                    me, op, mine, theirs)
+        features.set_weights({**saved[0], "CENTRE": 33, "THREATS": 250})
+        for me, op, mine, theirs in POSITIONS[:80]:
+            assert endgame.evaluation(me, op, mine, theirs) == slow_search_evaluation(
+                me, op, mine, theirs)
+    finally:
+        features.set_weights(saved[0])
+        features.set_pressure(saved[1], saved[2])
+        endgame.set_endgame(saved[3], saved[4])
+    for me, op, mine, theirs in POSITIONS[:80]:
+        assert endgame.evaluation(me, op, mine, theirs) == slow_search_evaluation(
+            me, op, mine, theirs)
 
 
 def test_evaluation_follows_other_pressure_weights() -> None:
@@ -325,7 +383,16 @@ def use_slow_evaluations(monkeypatch: pytest.MonkeyPatch) -> None:
             cache[key] = slow_evaluation(*key)
         return cache[key]
 
+    search_cache: dict[tuple[int, int, int, int], tuple[int, int, int]] = {}
+
+    def remembered_search(me: int, op: int, mine: int, theirs: int) -> tuple[int, int, int]:
+        key = (me, op, mine, theirs)
+        if key not in search_cache:
+            search_cache[key] = slow_search_evaluation(*key)
+        return search_cache[key]
+
     fast_evaluation, fast_evaluate_two = features.evaluation, evaluation_module.evaluate_two
+    fast_search_evaluation = endgame.evaluation
     replaced = 0
     for name, module in list(sys.modules.items()):
         if not name.startswith("abalone_pbm.robots"):
@@ -334,10 +401,15 @@ def use_slow_evaluations(monkeypatch: pytest.MonkeyPatch) -> None:
             if value is fast_evaluation:
                 monkeypatch.setattr(module, attribute, remembered)
                 replaced += 1
+            elif value is fast_search_evaluation:
+                monkeypatch.setattr(module, attribute, remembered_search)
+                replaced += 1
             elif value is fast_evaluate_two:
                 monkeypatch.setattr(module, attribute, slow_evaluate_two)
                 replaced += 1
     assert replaced >= 4  # features' and the searches' names of the two
+    # The two-player search evaluates with the fitted terms and the endgame terms.
+    assert vars(sys.modules["abalone_pbm.robots.duel"])["evaluation"] is remembered_search
 
 
 def search_results(boards: list[Board], depth: int) -> list[tuple[str, int | None, int]]:
