@@ -10,9 +10,9 @@ each header block is read by the parser (headers only), the bodies are cut where
 delimiter lines stand (found at C speed) and handed over as the parser hands them (the
 line end before a delimiter belongs to it, RFC 2046). Lines may end in CRLF or LF
 alone, as in a mail program's thread whose parts end their lines in LF (the parser reads
-both as line ends). Anything else (a CR alone, nested multiparts or messages, a part
-without an empty line, adjacent delimiters, no closing delimiter, a defect in any header
-block) is left to the parser: None. A mail of one part needs no more than an empty line
+both as line ends). Anything else (a CR alone next to a delimiter, nested multiparts or
+messages, a part without an empty line, adjacent delimiters, no closing delimiter, a
+defect in any header block) is left to the parser: None. A mail of one part needs no more than an empty line
 after its headers: its body is its payload.
 """
 
@@ -47,8 +47,6 @@ def parse_simple(data: bytes, policy: Policy) -> EmailMessage | None:
         top.set_payload(body)  # (a part of one text: its body as it stands)
         assert isinstance(top, EmailMessage)
         return top
-    if body.count("\r") != body.count("\r\n"):
-        return None  # a CR alone: a line end (the parser's) no cut below looks for
     if top.get_content_subtype() == "digest":
         return None  # (a digest's parts are messages by default)
     boundary = top.get_boundary()
@@ -107,16 +105,23 @@ def _delimiter_lines(body: str, separator: str) -> list[tuple[int, int, bool]]:
     """(start, end after its line end, closing) of each delimiter line of ``body`` up to
     the first closing one, as the parser's pattern for them matches a line: the
     separator, "--" when closing, blanks, the line end or the end of the text. Lines
-    end in LF or CRLF (``body`` has no CR alone)."""
+    are cut at LF (a CRLF ends in one); none when a CR alone may begin or end a line
+    the parser would read as a delimiter (before the separator, or on its line): the
+    parser reads a CR alone as a line end too. (A CR alone anywhere else is read by
+    both alike: inside a body it is kept, in a header block the parser reads it.)"""
     found: list[tuple[int, int, bool]] = []
     at = body.find(separator)
     for _ in range(_MOST_SEPARATORS):
         if at < 0:
             return found
+        if at > 0 and body[at - 1] == "\r":
+            return []
         if at == 0 or body[at - 1] == "\n":
             line_end = body.find("\n", at)
             rest = _without_line_end(
                 body[at + len(separator):line_end + 1 if line_end >= 0 else len(body)])
+            if "\r" in rest:
+                return []
             closing = rest.startswith("--")
             if not rest.removeprefix("--").strip(" \t"):
                 end = line_end + 1 if line_end >= 0 else len(body)
