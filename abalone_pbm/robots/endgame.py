@@ -45,10 +45,7 @@ from __future__ import annotations
 
 from typing import Final
 
-from abalone_pbm.rules.geometry import CELLS, CENTRE
-
-from .features import evaluation as fitted_evaluation
-from .features import hex_distance, pushable
+from .features import evaluation_with, pushable, register_cache, side_terms
 
 #: Per marble of the other side a side could push now, at every score.
 CONTACT_PUSHES: int = 100
@@ -56,15 +53,13 @@ CONTACT_PUSHES: int = 100
 #: beyond two (:func:`centre_excess`).
 LEAD_CENTRE: int = 20
 
-#: (pushable marbles of op for me - of me for op, centre excess of me, of op) by (me, op).
-_CACHE: dict[tuple[int, int], tuple[int, int, int]] = {}
+#: :func:`evaluation`'s answers by (me, op, mine, theirs): the search's only cache of
+#: evaluations (the fitted terms and these in one pass, :func:`features.evaluation_with`),
+#: emptied with the features' caches at every change of weights.
+_CACHE: dict[tuple[int, int, int, int], tuple[int, int, int]] = {}
+register_cache(_CACHE)
+#: The cache is emptied when it grows past this many entries (bounded memory).
 CACHE_LIMIT: Final = 1 << 17
-
-
-#: The cells k steps from e5, k = 1 to 4, and e5.
-_RINGS: Final = tuple(
-    sum(1 << c for c in CELLS if hex_distance(c) == k) for k in range(1, 5))
-_E5: Final = 1 << CENTRE
 
 
 def centre_excess(bits: int) -> int:
@@ -72,10 +67,9 @@ def centre_excess(bits: int) -> int:
     on e5 counts -2, one on the edge +2).  :data:`LEAD_CENTRE` weighs it by the
     marbles a side has pushed off: measured from the middle ring rather than from e5,
     the weight's rise with each marble pushed off costs the side that pushed it
-    little (nothing when its marbles stand two steps out on average)."""
-    r1, r2, r3, r4 = _RINGS
-    return ((bits & r3).bit_count() + 2 * (bits & r4).bit_count()
-            - (bits & r1).bit_count() - 2 * (bits & _E5).bit_count())
+    little (nothing when its marbles stand two steps out on average).  It is the
+    centre sum the features keep per side, less two a marble."""
+    return side_terms(bits)[2]
 
 
 def set_endgame(contact_pushes: int, lead_centre: int) -> None:
@@ -86,35 +80,22 @@ def set_endgame(contact_pushes: int, lead_centre: int) -> None:
     _CACHE.clear()
 
 
-def _position_terms(me: int, op: int) -> tuple[int, int, int]:
-    # A term whose weight is 0 is not computed (set_endgame empties the cache).
-    terms = (
-        pushable(me, op).bit_count() - pushable(op, me).bit_count() if CONTACT_PUSHES else 0,
-        centre_excess(me) if LEAD_CENTRE else 0,
-        centre_excess(op) if LEAD_CENTRE else 0,
-    )
-    if len(_CACHE) >= CACHE_LIMIT:
-        _CACHE.clear()
-    _CACHE[(me, op)] = terms
-    return terms
-
-
 def endgame_terms(me: int, op: int, mine: int, theirs: int) -> int:
     """What :func:`evaluation` adds to the fitted evaluation, for the side to move."""
-    terms = _CACHE.get((me, op))
-    if terms is None:
-        terms = _position_terms(me, op)
-    pushes, my_centre, their_centre = terms
-    return CONTACT_PUSHES * pushes - LEAD_CENTRE * (mine * my_centre - theirs * their_centre)
+    pushes = pushable(me, op).bit_count() - pushable(op, me).bit_count()
+    return CONTACT_PUSHES * pushes - LEAD_CENTRE * (
+        mine * centre_excess(me) - theirs * centre_excess(op))
 
 
 def evaluation(me: int, op: int, mine: int, theirs: int) -> tuple[int, int, int]:
     """:func:`features.evaluation` with :func:`endgame_terms` added to its value: (value,
     marbles the side to move can push off now, marbles the other side could)."""
-    value, my_threats, their_threats = fitted_evaluation(me, op, mine, theirs)
-    terms = _CACHE.get((me, op))
-    if terms is None:
-        terms = _position_terms(me, op)
-    pushes, my_centre, their_centre = terms
-    value += CONTACT_PUSHES * pushes - LEAD_CENTRE * (mine * my_centre - theirs * their_centre)
-    return value, my_threats, their_threats
+    key = (me, op, mine, theirs)
+    answer = _CACHE.get(key)
+    if answer is not None:
+        return answer
+    answer = evaluation_with(me, op, mine, theirs, CONTACT_PUSHES, LEAD_CENTRE)
+    if len(_CACHE) >= CACHE_LIMIT:
+        _CACHE.clear()
+    _CACHE[key] = answer
+    return answer

@@ -301,9 +301,9 @@ def set_weights(weights: dict[str, int]) -> None:
     clear_caches()
 
 
-#: One side's share of the evaluation by its bitboard (see :func:`side_value`): a move
+#: One side's share of the evaluation by its bitboard (see :func:`side_terms`): a move
 #: changes one side's marbles only (two with a push), so most lookups hit.
-_SIDE_CACHE: dict[int, tuple[int, int]] = {}
+_SIDE_CACHE: dict[int, tuple[int, int, int]] = {}
 #: The cache is emptied when it grows past this many entries (bounded memory).
 SIDE_CACHE_LIMIT: Final = 1 << 16
 #: The cells at least 1, 2, 3 steps from e5: a marble's distance is the number of these
@@ -318,8 +318,9 @@ def side_value(bits: int) -> int:
     return side_terms(bits)[0]
 
 
-def side_terms(bits: int) -> tuple[int, int]:
-    """(:func:`side_value`, the sum of the marbles' distances to e5)."""
+def side_terms(bits: int) -> tuple[int, int, int]:
+    """(:func:`side_value`, the sum of the marbles' distances to e5, that sum less two a
+    marble: the steps beyond the middle ring that the endgame's lead centre term reads)."""
     terms = _SIDE_CACHE.get(bits)
     if terms is not None:
         return terms
@@ -340,7 +341,7 @@ def side_terms(bits: int) -> tuple[int, int]:
     )
     if len(_SIDE_CACHE) >= SIDE_CACHE_LIMIT:
         _SIDE_CACHE.clear()
-    terms = _SIDE_CACHE[bits] = (value, centre)
+    terms = _SIDE_CACHE[bits] = (value, centre, centre - 2 * bits.bit_count())
     return terms
 
 
@@ -362,12 +363,22 @@ def static_eval(me: int, op: int, mine: int, theirs: int) -> tuple[int, int]:
 _EVAL_CACHE: dict[tuple[int, int, int, int], tuple[int, int, int]] = {}
 #: The cache is emptied when it grows past this many entries (bounded memory).
 EVAL_CACHE_LIMIT: Final = 1 << 17
+#: Caches of other modules whose answers are built on these weights (see
+#: :func:`register_cache`), emptied with this module's own.
+_DEPENDENT_CACHES: list[dict[tuple[int, int, int, int], tuple[int, int, int]]] = []
+
+
+def register_cache(cache: dict[tuple[int, int, int, int], tuple[int, int, int]]) -> None:
+    """Have :func:`clear_caches` (every change of weights) empty ``cache`` too."""
+    _DEPENDENT_CACHES.append(cache)
 
 
 def clear_caches() -> None:
     """Forget every cached value (after a change of weights)."""
     _SIDE_CACHE.clear()
     _EVAL_CACHE.clear()
+    for cache in _DEPENDENT_CACHES:
+        cache.clear()
 
 
 def evaluation(me: int, op: int, mine: int, theirs: int) -> tuple[int, int, int]:
@@ -378,6 +389,20 @@ def evaluation(me: int, op: int, mine: int, theirs: int) -> tuple[int, int, int]
     answer = _EVAL_CACHE.get(key)
     if answer is not None:
         return answer
+    answer = evaluation_with(me, op, mine, theirs, 0, 0)
+    if len(_EVAL_CACHE) >= EVAL_CACHE_LIMIT:
+        _EVAL_CACHE.clear()
+    _EVAL_CACHE[key] = answer
+    return answer
+
+
+def evaluation_with(
+    me: int, op: int, mine: int, theirs: int, contact_pushes: int, lead_centre: int
+) -> tuple[int, int, int]:
+    """:func:`evaluation` computed afresh, with the endgame terms of :mod:`endgame` added
+    at the weights given (0 and 0: none): their inputs, the pushable marbles and the
+    centre sums, are the ones the push and pressure terms read, so each is computed once.
+    """
     get = _SIDE_CACHE.get
     mine_side = get(me) or side_terms(me)
     their_side = get(op) or side_terms(op)
@@ -388,14 +413,19 @@ def evaluation(me: int, op: int, mine: int, theirs: int) -> tuple[int, int, int]
         + FINISH[mine] - FINISH[theirs]
     )
     hit_op, hit_me, exposed = _contacts(me, op)
-    # Pushes count for a side once it has pushed off a marble.
-    if mine:
-        value += PUSH_BY[mine] * pushable(me, op).bit_count()
-    if theirs:
-        value -= PUSH_BY[theirs] * pushable(op, me).bit_count()
+    # Per marble a side could push: the push term once it has pushed off a marble, and
+    # the contact pushes at every score.
+    my_pushes = PUSH_BY[mine] + contact_pushes
+    if my_pushes:
+        value += my_pushes * pushable(me, op).bit_count()
+    their_pushes = PUSH_BY[theirs] + contact_pushes
+    if their_pushes:
+        value -= their_pushes * pushable(op, me).bit_count()
     if mine or theirs:
-        # The pressure term is nothing until a marble is off.
+        # The pressure and lead centre terms are nothing until a marble is off.
         value += PRESS[mine] * their_side[1] - PRESS[theirs] * mine_side[1]
+        if lead_centre:
+            value -= lead_centre * (mine * mine_side[2] - theirs * their_side[2])
     my_threats = hit_op.bit_count() if hit_op else 0
     their_threats = hit_me.bit_count() if hit_me else 0
     if my_threats:
@@ -405,11 +435,7 @@ def evaluation(me: int, op: int, mine: int, theirs: int) -> tuple[int, int, int]
     if their_threats:
         value += THREATENED - THREATS * their_threats
     value += EXPOSED * exposed
-    answer = (value, my_threats, their_threats)
-    if len(_EVAL_CACHE) >= EVAL_CACHE_LIMIT:
-        _EVAL_CACHE.clear()
-    _EVAL_CACHE[key] = answer
-    return answer
+    return value, my_threats, their_threats
 
 
 #: Per axis: (one step along it, two steps, the cells whose neighbour one way or the
