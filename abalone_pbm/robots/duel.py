@@ -24,7 +24,8 @@
   path) scores its evaluation less a penalty for the side that is ahead, so a side
   that is ahead does not shuffle but looks for progress.
 * The move limit: reaching it with more marbles pushed off is a win, but worth
-  less than pushing off the target, so a leader keeps trying to win by six.
+  less than pushing off the target, so a leader keeps trying to win by six.  The
+  quiescence stops there too: no ejection past the limit is counted.
 """
 
 from __future__ import annotations
@@ -396,11 +397,16 @@ class DuelSearch:
         if not self.nodes & CLOCK_MASK and self.deadline is not None:
             if time.perf_counter() > self.deadline:
                 raise Timeout
+        plies_left = self.plies_left
+        if plies_left is not None and ply >= plies_left:
+            return self._limit_value(mine, theirs, ply)
         stand, can_eject, danger = evaluation(me, op, mine, theirs)
         target = self.target
         if can_eject and mine + 1 >= target:
             return WIN - ply - 1  # the side to move pushes off its last marble
-        if danger and theirs + 1 >= target and qply < QUIESCENCE_PLIES:
+        # A threat is one while the other side has a move left before the limit.
+        if (danger and theirs + 1 >= target and qply < QUIESCENCE_PLIES
+                and (plies_left is None or ply + 1 < plies_left)):
             # The other side threatens its last marble: as in check, standing pat is no
             # option; every reply is searched, and none that parries is a loss.
             kids = children(me, op)

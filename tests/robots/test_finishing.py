@@ -14,7 +14,7 @@ from robots_helpers import cells, make_position
 
 from abalone_pbm.robots import make_engine
 from abalone_pbm.robots.bitmoves import EJECT, QUIET, children
-from abalone_pbm.robots.duel import WIN_THRESHOLD, DuelSearch, DuelTables
+from abalone_pbm.robots.duel import INFINITY, WIN_THRESHOLD, DuelSearch, DuelTables
 from abalone_pbm.robots.features import evaluation, pushable, threatened_marbles
 from abalone_pbm.rules import CELL_BY_NAME, CELLS, Board, Rules
 
@@ -182,3 +182,46 @@ def test_pushable_marbles_are_those_the_move_generator_pushes() -> None:
             if kind != QUIET:  # a push: the front marble steps onto the first one pushed
                 first_pushed |= nme & ~me & op
         assert pushable(me, op) == first_pushed
+
+
+# The forced finishes in two moves of ours: three plies, the sixth marble off on the third.
+FORCED_IN_TWO = [(ours, theirs) for moves, ours, theirs in FORCED if moves == 2]
+
+
+@pytest.mark.parametrize(("ours", "theirs"), FORCED_IN_TWO)
+def test_no_win_is_seen_past_the_move_limit(ours: str, theirs: str) -> None:
+    """With two plies to the move limit the forced sixth (on the third ply) never comes,
+    at any depth, whether the full-width search or the quiescence reaches it; with three
+    it does."""
+    me, op = mask(ours), mask(theirs)
+    assert shortest_win(me, op, 5, 0, 2) == 2
+    for depth in (1, 2, 3):
+        for plies_left, wins in ((2, False), (3, True), (None, True)):
+            search = DuelSearch(DuelTables(), TARGET, plies_left, None)
+            search.pruning = search.reductions = search.futility = False
+            value, _ = search.root(me, op, 5, 0, children(me, op), depth, -INFINITY, INFINITY)
+            if not wins:
+                assert value < WIN_THRESHOLD, (depth, plies_left)
+            elif depth == 3:  # full width to the third ply: the win is certain
+                assert value > WIN_THRESHOLD, (depth, plies_left)
+
+
+def test_quiescence_ends_at_the_move_limit() -> None:
+    """At the limit the quiescence scores the marbles pushed off, whatever threats stand
+    on the board; a ply before it the side to move makes the game's last move, so a
+    threat against its last marble is none."""
+    lost = 0
+    for me, op in _threatened_positions(40, seed=7):
+        for ply in (3, 6):
+            search = DuelSearch(DuelTables(), TARGET, ply, None)
+            for mine, theirs in ((0, 5), (2, 1), (1, 1)):
+                at_limit = search.quiesce(me, op, mine, theirs, -INFINITY, INFINITY, ply, 0)
+                assert at_limit == search._limit_value(mine, theirs, ply)
+            last_move = search.quiesce(me, op, 0, 5, -INFINITY, INFINITY, ply - 1, 0)
+            assert -WIN_THRESHOLD < last_move < WIN_THRESHOLD
+            # Without the limit the threat is searched (a loss whenever none parries).
+            free = DuelSearch(DuelTables(), TARGET, None, None)
+            if every_reply_loses(me, op, 0, 5, 1):
+                assert free.quiesce(me, op, 0, 5, -INFINITY, INFINITY, ply - 1, 0) < -WIN_THRESHOLD
+                lost += 1
+    assert lost  # positions where the threat wins without the limit were met
