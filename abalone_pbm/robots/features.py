@@ -412,15 +412,15 @@ def evaluation_with(
         + MATERIAL * lead + PROGRESS * (mine * mine - theirs * theirs)
         + FINISH[mine] - FINISH[theirs]
     )
-    hit_op, hit_me, exposed = _contacts(me, op)
     # Per marble a side could push: the push term once it has pushed off a marble, and
     # the contact pushes at every score.
     my_pushes = PUSH_BY[mine] + contact_pushes
-    if my_pushes:
-        value += my_pushes * pushable(me, op).bit_count()
     their_pushes = PUSH_BY[theirs] + contact_pushes
-    if their_pushes:
-        value -= their_pushes * pushable(op, me).bit_count()
+    if my_pushes or their_pushes:
+        hit_op, hit_me, exposed, op_pushable, me_pushable = _contacts_and_pushes(me, op)
+        value += my_pushes * op_pushable.bit_count() - their_pushes * me_pushable.bit_count()
+    else:
+        hit_op, hit_me, exposed = _contacts(me, op)
     if mine or theirs:
         # The pressure and lead centre terms are nothing until a marble is off.
         value += PRESS[mine] * their_side[1] - PRESS[theirs] * mine_side[1]
@@ -485,6 +485,72 @@ def _contacts(me: int, op: int) -> tuple[int, int, int]:
     if deep_me:
         hit_me |= _three_push_two(op, me)
     return hit_op, hit_me, exposed
+
+
+def _contacts_and_pushes(me: int, op: int) -> tuple[int, int, int, int, int]:
+    """:func:`_contacts` and :func:`pushable` both ways (``me`` pushing ``op``, then
+    ``op`` pushing ``me``) in one pass over the three axes: both read the same
+    bitboards shifted one and two steps each way along an axis."""
+    hit_op = hit_me = exposed = 0
+    deep_op = deep_me = 0
+    op_pushed = me_pushed = 0
+    free = GRID_MASK & ~(me | op)
+    for o, o2, o3, out in _AXIS_PUSH:
+        me_up, me_down, me_up2, me_down2 = me << o, me >> o, me << o2, me >> o2
+        op_up, op_down, op_up2, op_down2 = op << o, op >> o, op << o2, op >> o2
+        # The contacts (see _contacts): shifted both ways, one test per axis.
+        op_out = op & out
+        me_out = me & out
+        near_me = me_up | me_down
+        near_op = op_up | op_down
+        far_me = me_up2 | me_down2
+        far_op = op_up2 | op_down2
+        behind = op_out & near_me
+        if behind:
+            exposed += behind.bit_count()
+            hit_op |= behind & far_me
+        behind = me_out & near_op
+        if behind:
+            exposed -= behind.bit_count()
+            hit_me |= behind & far_op
+        deep_op |= op_out & near_op & far_me
+        deep_me |= me_out & near_me & far_op
+        # The pushes (see pushable): two pushers behind the first marble pushed, each
+        # way; three behind it for a second marble in front of it.
+        first = op & me_up & me_up2  # me pushes towards +o
+        if first:
+            op_pushed |= first & (free >> o)
+            three = first & (me << o3) & op_down
+            if three:
+                op_pushed |= three & (free >> o2)
+        first = op & me_down & me_down2  # me pushes towards -o
+        if first:
+            op_pushed |= first & (free << o)
+            three = first & (me >> o3) & op_up
+            if three:
+                op_pushed |= three & (free << o2)
+        first = me & op_up & op_up2  # op pushes towards +o
+        if first:
+            me_pushed |= first & (free >> o)
+            three = first & (op << o3) & me_down
+            if three:
+                me_pushed |= three & (free >> o2)
+        first = me & op_down & op_down2  # op pushes towards -o
+        if first:
+            me_pushed |= first & (free << o)
+            three = first & (op >> o3) & me_up
+            if three:
+                me_pushed |= three & (free << o2)
+    if deep_op:
+        hit_op |= _three_push_two(me, op)
+    if deep_me:
+        hit_me |= _three_push_two(op, me)
+    return hit_op, hit_me, exposed, op_pushed, me_pushed
+
+
+#: Per axis: (one, two, three steps along it, the cells whose neighbour one way or the
+#: other along it is off the board).
+_AXIS_PUSH: Final = tuple((o, o2, 3 * o, out) for o, o2, out in _AXIS_OUT)
 
 
 def _three_push_two(pusher: int, enemy: int) -> int:

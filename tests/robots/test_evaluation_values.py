@@ -482,6 +482,9 @@ def edge_patterns(seed: int) -> Iterator[tuple[int, int]]:
 def test_contact_terms_at_every_edge_cell_and_way_out() -> None:
     count = 0
     for me, op in edge_patterns(seed=8):
+        # The pass that counts the pushes too gives the same contacts, and the pushes.
+        assert features._contacts_and_pushes(me, op) == (
+            *features._contacts(me, op), pushable_cells(me, op), pushable_cells(op, me))
         for mine, theirs in ((0, 0), (2, 3)):
             for a, b in ((me, op), (op, me)):
                 assert features.evaluation(a, b, mine, theirs) == slow_evaluation(a, b, mine, theirs)
