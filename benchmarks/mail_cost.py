@@ -48,6 +48,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from abalone_pbm import protocol  # noqa: E402
 from abalone_pbm.mail.decoding import extract_body_texts  # noqa: E402
+from abalone_pbm.protocol import masking, new_text  # noqa: E402
 from abalone_pbm.protocol.comments import extract_comment  # noqa: E402
 from abalone_pbm.protocol.reply import parse_reply_body  # noqa: E402
 from abalone_pbm.worker import parse_mail  # noqa: E402
@@ -268,6 +269,16 @@ def measure(raw: bytes) -> dict[str, float]:
     return seconds
 
 
+def forget_whole_texts() -> None:
+    """Empty the caches keyed on a whole text (a quote, a text's set of lines, a body's
+    new text): each mail measured is read as a new mail is, the same shape sent again
+    (as a stranger, then as a reply) included. Caches of single lines stay."""
+    masking._quoted.cache_clear()
+    masking._beginning_of_distinct.cache_clear()
+    masking._rests_of.cache_clear()
+    new_text.read_new_text.cache_clear()
+
+
 def through_the_worker(shapes: dict[str, bytes], verbose: bool = False) -> None:
     """The worker's CPU for each shape, processed for real (see the module text)."""
     import tempfile
@@ -293,6 +304,7 @@ def through_the_worker(shapes: dict[str, bytes], verbose: bool = False) -> None:
             def worker_cpu(raw: bytes, sender: str, to: str) -> float:
                 with harness.database.write() as session:
                     intake.store_inbox(session, raw, sender, [to], harness.clock.now())
+                forget_whole_texts()
                 started = time.process_time()
                 while harness.worker.run_once():
                     pass

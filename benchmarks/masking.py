@@ -92,6 +92,7 @@ def forget_whole_texts() -> None:
     lines stay: a new mail quotes lines the server has read before.)"""
     masking._quoted.cache_clear()
     masking._beginning_of_distinct.cache_clear()
+    masking._rests_of.cache_clear()
 
 
 def per_call(action: Callable[[], object], seconds: float) -> float:

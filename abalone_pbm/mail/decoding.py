@@ -60,7 +60,8 @@ def _decode_part(part: email.message.Message) -> str:
         except Exception:  # a charset parameter that is not text
             charset = "utf-8"
         text = _decode_bytes(payload, charset)
-    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    if "\r" in text:  # (a search for CRLF in a 256 KB text without any costs 0.2 ms)
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
     if (part.get_param("format") or "").lower() == "flowed":  # type: ignore[union-attr]
         delsp = (part.get_param("delsp") or "").lower() == "yes"  # type: ignore[union-attr]
         text = _unflow(text, delsp)
@@ -168,7 +169,9 @@ def clean_body(text: str) -> str:
     if text.isascii():
         data = text.encode("ascii")
         if len(data.translate(None, _ASCII_CONTROLS)) == len(data):
-            return text.replace("\r\n", "\n").replace("\r", "\n").replace("\t", " ")
+            if "\r" in text:
+                text = text.replace("\r\n", "\n").replace("\r", "\n")
+            return text.replace("\t", " ")
     return clean_text(text, keep_newlines=True)
 
 

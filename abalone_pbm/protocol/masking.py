@@ -731,7 +731,10 @@ def _soft_joined(lines: Sequence[str]) -> tuple[list[str], list[list[Place]]] | 
     """The lines with each one that ends in ``=`` (a quoted-printable soft line break,
     or an encoded word cut by a line break) run together with the next, without the
     ``=``, and where each character stood; None when no line (but the last) ends so."""
-    if "=\n" not in "\n".join(lines):  # (no line but the last ends in "=")
+    joined = "\n".join(lines)
+    # (No line but the last ends in "="; "=" looked for first: one character is found
+    # at memchr's speed, a pair at a third of it.)
+    if "=" not in joined or "=\n" not in joined:
         return None
     texts: list[str] = []
     places: list[list[Place]] = []
@@ -1144,12 +1147,20 @@ def _lines_beginning_commands(lines: Sequence[str], fine: bool) -> frozenset[str
 
 @functools.lru_cache(maxsize=8)
 def _beginning_of_distinct(lines: frozenset[str], fine: bool) -> frozenset[str]:
-    distinct = list(lines)
-    rests = _QUOTED_REST_RE.findall("\n".join(distinct))
-    if len(rests) != len(distinct):  # (a line holding a line feed: judged whole)
-        return frozenset(line for line in distinct if _may_begin_command(line, fine))
+    distinct, rests = _rests_of(lines)
     verdicts = {rest: _may_begin_command(rest, fine) for rest in set(rests)}
     return frozenset(line for line, rest in zip(distinct, rests) if verdicts[rest])
+
+
+@functools.lru_cache(maxsize=4)
+def _rests_of(lines: frozenset[str]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The lines in some order, and the rest of each after its quote marks up to
+    their last blank (the line itself when it holds a line feed), for both readings."""
+    distinct = tuple(lines)
+    rests = tuple(_QUOTED_REST_RE.findall("\n".join(distinct)))
+    if len(rests) != len(distinct):  # (a line holding a line feed: judged whole)
+        return distinct, distinct
+    return distinct, rests
 
 
 #: The start of the next command or Subject run together with a password.

@@ -249,7 +249,11 @@ class _Reader:
     the text as the reading needs them; it stops where the new text ends."""
 
     def __init__(self, body: str) -> None:
-        self.text = _visible(body.replace("\r\n", "\n").replace("\r", "\n"))
+        # (CRs looked for first: a search for CRLF in a text without costs a scan of
+        # it at a third of C's speed; one character is found at memchr's.)
+        if "\r" in body:
+            body = body.replace("\r\n", "\n").replace("\r", "\n")
+        self.text = _visible(body)
         self._offset = 0
         #: The lines read so far; a run of quoted lines is one line ">", a run of blank
         #: lines one line "".

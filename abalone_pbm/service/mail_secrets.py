@@ -118,7 +118,9 @@ def secrets_of_mail(session: Session, settings: Settings, raw_subject: str,
                 known[key] = looked_up[key] = repository.get_user(session, key) is not None
         return known[key]
 
-    lines = body.replace("\r\n", "\n").replace("\r", "\n").split("\n")[:_SECRET_LINES]
+    if "\r" in body:  # (a search for CRLF in a 256 KB body without any costs 0.2 ms)
+        body = body.replace("\r\n", "\n").replace("\r", "\n")
+    lines = body.split("\n")[:_SECRET_LINES]
     # The Subject apart from the body: a command there does not go on in the body.
     text = "\n\n".join([raw_subject, protocol.strip_subject_prefixes(raw_subject),
                          "\n".join(lines)])
