@@ -188,6 +188,7 @@ def service(moves: int, board: str, reply: str) -> None:
                 with harness.database.write() as session:
                     intake.store_inbox(session, message.as_bytes(), f"{mover}@example.org",
                                        [reply_to[mover]], harness.clock.now())
+                forget_whole_texts()
                 start = time.process_time()
                 while harness.worker.run_once():
                     pass

@@ -1,7 +1,8 @@
-"""Which lines a command may begin on (``masking._lines_beginning_commands``, judging a
-line by its rest after the quote marks up to their last blank) is what reading each
-whole line finds: on random lines of quote marks, blanks, command words and their
-slips, prefixes, tags, escapes, encoded words and blanks of every kind."""
+"""Which lines a command may begin on (``masking._lines_beginning_commands``: for a
+text of many lines judging each by its rest after the quote marks up to their last
+blank) is what reading each whole line finds: on random lines of quote marks, blanks,
+command words and their slips, prefixes, tags, escapes, encoded words and blanks of
+every kind."""
 
 from __future__ import annotations
 
@@ -26,9 +27,13 @@ def _reference(line: str, fine: bool) -> bool:
 
 
 def _check(lines: list[str]) -> None:
+    """Both ways of judging (line by line for a text of few lines, by the rests for
+    more) find the lines that reading each whole line finds."""
     for fine in (False, True):
         expected = {line for line in set(lines) if _reference(line, fine)}
         assert masking._lines_beginning_commands(lines, fine) == expected, (fine, lines)
+        by_rests = masking._beginning_of_distinct(frozenset(lines), fine)
+        assert by_rests == expected, (fine, lines)
 
 
 def test_every_short_quote_before_short_rests() -> None:
