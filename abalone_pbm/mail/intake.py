@@ -19,9 +19,9 @@ from email.policy import compat32
 from email.policy import default as default_policy
 from email.utils import getaddresses
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, cast
 
-from sqlalchemy import bindparam, select
+from sqlalchemy import Table, bindparam, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 from sqlalchemy.sql.expression import Executable
@@ -74,7 +74,7 @@ def store_inbox(
     return (session.get(InboxMail, mail_id) if mail_id is not None else None), created
 
 
-_INBOX = InboxMail.__table__
+_INBOX = cast(Table, InboxMail.__table__)  # (a declarative class's table is a Table)
 _INBOX_BY_KEY = select(_INBOX.c.id).where(_INBOX.c.dedup_key == bindparam("key"))
 #: INSERT ... ON CONFLICT (dedup_key) DO NOTHING RETURNING id, built once a dialect.
 _INBOX_INSERTS: dict[str, Executable] = {}

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from datetime import datetime
+from typing import cast
 
-from sqlalchemy import insert
+from sqlalchemy import Table, insert
 from sqlalchemy.orm import object_session
 
 from .. import render
@@ -37,7 +38,7 @@ GAME_ENDED: list[Callable[[MailContext, Game, tournament_games.Ending | None], N
 #: Length of ``MoveRecord.source_message_id``.
 _MESSAGE_ID_COLUMN = 255
 
-_MOVES = MoveRecord.__table__
+_MOVES = cast(Table, MoveRecord.__table__)  # (a declarative class's table is a Table)
 _INSERT_MOVE = insert(_MOVES)
 
 
