@@ -45,9 +45,8 @@ from abalone_pbm.robots.base import occupied_mask, push_kind  # noqa: E402
 from abalone_pbm.robots.bitmoves import EJECT, children  # noqa: E402
 from abalone_pbm.robots.duel import LIMIT_WIN, WIN_THRESHOLD  # noqa: E402
 from abalone_pbm.robots.features import (  # noqa: E402
-    PRESSURE, hex_distance, pushable, set_pressure)
+    PRESSURE, centre_sum, pushable, set_pressure)
 from abalone_pbm.rules import Board, Rules  # noqa: E402
-from abalone_pbm.rules.geometry import iter_bits  # noqa: E402
 from external_match import (  # noqa: E402
     COTIX_URL, DEFAULT_CACHE, CotixEngine, build_cotix, move_to, resolve_source)
 
@@ -206,7 +205,7 @@ def print_contact(path: Path, from_ply: int = 30) -> None:
             positions += 1
             exposed += pushable(op, me).bit_count()
             reach += pushable(me, op).bit_count()
-            distance += centre_distance(me) / me.bit_count() - centre_distance(op) / op.bit_count()
+            distance += centre_sum(me) / me.bit_count() - centre_sum(op) / op.bit_count()
             kind = replies(entry, following) if following is not None else None
             if kind is not None:
                 replied += 1
@@ -224,11 +223,6 @@ def print_contact(path: Path, from_ply: int = 30) -> None:
         print(f"  all games: pushes {pushes / max(1, replied):.0%}, pushable "
               f"{exposed / positions:.2f} / {reach / positions:.2f}, farther "
               f"{distance / positions:+.2f}")
-
-
-def centre_distance(bits: int) -> int:
-    """The steps from e5 of the marbles of ``bits``, summed."""
-    return sum(hex_distance(cell) for cell in iter_bits(bits))
 
 
 def play_out(start: Start, ours: str, engine: CotixEngine, budget: float, movelimit: int,

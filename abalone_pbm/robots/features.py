@@ -151,12 +151,18 @@ def _exposed(mine: int, other: int) -> int:
     return count
 
 
-def _centre(bits: int) -> int:
+#: The cells at least 1, 2, 3 steps from e5: a marble's distance is the number of these
+#: it lies in (and the edge), so the centre sum is four population counts, no products.
+_BEYOND_1: Final = R1 | R2 | R3 | R4
+_BEYOND_2: Final = R2 | R3 | R4
+_BEYOND_3: Final = R3 | R4
+
+
+def centre_sum(bits: int) -> int:
+    """The steps from e5 of the marbles of ``bits``, summed."""
     return (
-        (bits & R1).bit_count()
-        + 2 * (bits & R2).bit_count()
-        + 3 * (bits & R3).bit_count()
-        + 4 * (bits & R4).bit_count()
+        (bits & _BEYOND_1).bit_count() + (bits & _BEYOND_2).bit_count()
+        + (bits & _BEYOND_3).bit_count() + (bits & R4).bit_count()
     )
 
 
@@ -180,7 +186,7 @@ def features(me: int, op: int, mine: int, theirs: int) -> list[float]:
     return [
         float(lead),
         float(mine * mine - theirs * theirs),
-        float(_centre(op) - _centre(me)),
+        float(centre_sum(op) - centre_sum(me)),
         float(_cohesion(me) - _cohesion(op)),
         float(_lines(me) - _lines(op)),
         float((op & EDGE).bit_count() - (me & EDGE).bit_count()),
@@ -272,7 +278,7 @@ def finish_term(mine: int, theirs: int) -> int:
 def pressure_term(me: int, op: int, mine: int, theirs: int) -> int:
     """The hand-set pressure and push terms of :func:`evaluate` (not features)."""
     return (
-        PRESS[mine] * _centre(op) - PRESS[theirs] * _centre(me)
+        PRESS[mine] * centre_sum(op) - PRESS[theirs] * centre_sum(me)
         + PUSH_BY[mine] * pushable(me, op).bit_count()
         - PUSH_BY[theirs] * pushable(op, me).bit_count()
     )
@@ -306,30 +312,18 @@ def set_weights(weights: dict[str, int]) -> None:
 _SIDE_CACHE: dict[int, tuple[int, int, int]] = {}
 #: The cache is emptied when it grows past this many entries (bounded memory).
 SIDE_CACHE_LIMIT: Final = 1 << 16
-#: The cells at least 1, 2, 3 steps from e5: a marble's distance is the number of these
-#: it lies in, so the centre sum is four population counts and no products.
-_BEYOND_1: Final = R1 | R2 | R3 | R4
-_BEYOND_2: Final = R2 | R3 | R4
-_BEYOND_3: Final = R3 | R4
-
-
-def side_value(bits: int) -> int:
-    """The terms of one side's marbles alone: centre, cohesion, lines and edge."""
-    return side_terms(bits)[0]
 
 
 def side_terms(bits: int) -> tuple[int, int, int]:
-    """(:func:`side_value`, the sum of the marbles' distances to e5, that sum less two a
-    marble: the steps beyond the middle ring that the endgame's lead centre term reads)."""
+    """(The terms of one side's marbles alone: centre, cohesion, lines and edge;
+    :func:`centre_sum`; that sum less two a marble: the steps beyond the middle ring
+    that the endgame's lead centre term reads)."""
     terms = _SIDE_CACHE.get(bits)
     if terms is not None:
         return terms
     m1, m12, m11 = bits & (bits >> 1), bits & (bits >> 12), bits & (bits >> 11)
     edge = (bits & R4).bit_count()
-    centre = (
-        (bits & _BEYOND_1).bit_count() + (bits & _BEYOND_2).bit_count()
-        + (bits & _BEYOND_3).bit_count() + edge
-    )
+    centre = centre_sum(bits)
     value = (
         COHESION * (m1.bit_count() + m12.bit_count() + m11.bit_count())
         + LINES * (
