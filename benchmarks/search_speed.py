@@ -31,6 +31,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from abalone_pbm.robots import ENGINES, make_engine  # noqa: E402
+from abalone_pbm.robots.base import occupied_mask, push_kind  # noqa: E402
 from abalone_pbm.rules import Board, Move, Rules  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -68,14 +69,8 @@ def _marbles_off(board: Board) -> int:
 
 def _ejecting(board: Board, moves: list[Move]) -> list[Move]:
     """The moves of ``moves`` that push a marble off."""
-    out = []
-    before = _marbles_off(board)
-    for move in moves:
-        board.push(move)
-        if _marbles_off(board) > before:
-            out.append(move)
-        board.pop()
-    return out
+    occupied = occupied_mask(board)
+    return [move for move in moves if push_kind(occupied, move) == 2]  # 2: ejects
 
 
 def measure(
