@@ -33,6 +33,7 @@ import time
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 BENCHMARKS = Path(__file__).resolve().parent
 REPO = BENCHMARKS.parent
@@ -182,13 +183,13 @@ def print_contact(path: Path, from_ply: int = 30) -> None:
     share of the other side's moves that pushed, the marbles of ours it could push and
     of its ours could push at our moves, and how much farther from e5 our marbles stood
     than its (steps a marble, on average)."""
-    games: dict[int, list[dict[str, object]]] = {}
+    games: dict[int, list[dict[str, Any]]] = {}  # JSON lines of the trace
     for line in path.read_text().splitlines():
         entry = json.loads(line)
         games.setdefault(int(entry["game"]), []).append(entry)
     print(f"per game (from ply {from_ply}: the other side's pushes, marbles of ours it could "
           "push / of its we could, our marbles' extra distance from e5):")
-    totals = [0, 0, 0, 0, 0, 0.0]  # pushes, replies, positions, exposed, reach, distance
+    totals: list[float] = [0, 0, 0, 0, 0, 0.0]  # pushes, replies, positions, exposed, reach, distance
     for game, entries in sorted(games.items()):
         offs, score = [], (0, 0)
         pushes = replied = positions = exposed = reach = 0
@@ -218,11 +219,11 @@ def print_contact(path: Path, from_ply: int = 30) -> None:
             line += (f"; pushes {pushes / max(1, replied):.0%}, pushable {exposed / positions:.1f}"
                      f" / {reach / positions:.1f}, farther {distance / positions:+.2f}")
         print(line)
-    pushes, replied, positions, exposed, reach, distance = totals
-    if positions:
-        print(f"  all games: pushes {pushes / max(1, replied):.0%}, pushable "
-              f"{exposed / positions:.2f} / {reach / positions:.2f}, farther "
-              f"{distance / positions:+.2f}")
+    all_pushes, all_replied, all_positions, all_exposed, all_reach, all_distance = totals
+    if all_positions:
+        print(f"  all games: pushes {all_pushes / max(1, all_replied):.0%}, pushable "
+              f"{all_exposed / all_positions:.2f} / {all_reach / all_positions:.2f}, farther "
+              f"{all_distance / all_positions:+.2f}")
 
 
 def play_out(start: Start, ours: str, engine: CotixEngine, budget: float, movelimit: int,
