@@ -61,14 +61,9 @@ def _show(server: LiveServer, name: str, userid: str) -> dict[str, list[str]]:
 
 def test_a_championship_into_its_second_edition_through_serve(live_server: LiveServer) -> None:
     server = live_server
-    tm.signup_all(server, FIRST + NEWCOMERS)
-    tm.set_ratings(server, RATINGS)
-    created = tm.admin(server, "tournament", "create", "champ", "--format", "championship",
-                       "--games", "1", "--division-size", "4")
-    assert created.startswith("tournament champ created (championship)"), created
-    tm.join_all(server, "champ", FIRST)
-    assert tm.admin(server, "tournament", "start", "champ").startswith(
-        "tournament champ started: 12 games")
+    started = tm.open_tournament(server, "champ", "championship", FIRST, RATINGS, "--games",
+                                 "1", "--division-size", "4", also_signed_up=NEWCOMERS)
+    assert started.startswith("tournament champ started: 12 games")
     boards = tm.take_new_boards(server, FIRST, each=3)
     game = {frozenset(board.players): board for board in boards.values()}
     assert len(game) == 12
@@ -144,8 +139,8 @@ def test_a_championship_into_its_second_edition_through_serve(live_server: LiveS
     entered_two = ["c1", "c2", "c3", "c5", "c6", "c8", "c9", "ca"]
     for userid in entered_two:
         server.mailbox.wait_for(tm.address(userid), r"^Abalone tournament champ-2 has started$")
-    assert not [m for userid in ("c4", "c7") for m in server.mailbox.all_to(tm.address(userid))
-                if "champ-2 has started" in str(m["Subject"])]
+    assert not [m for userid in ("c4", "c7") for m in tm.mails_about(server, userid,
+                                                                     "champ-2 has started")]
     second = tm.take_new_boards(server, entered_two, each=3)
     assert {frozenset(board.players) for board in second.values()} == {
         frozenset((a, b)) for group in (["c1", "c2", "c6", "c8"], ["c3", "c5", "c9", "ca"])

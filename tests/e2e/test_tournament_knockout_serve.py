@@ -68,12 +68,7 @@ def _won_by(server: LiveServer, board: tm.TournamentBoard, winner: str) -> None:
 
 def test_a_knockout_of_eight_through_serve(live_server: LiveServer) -> None:
     server = live_server
-    tm.signup_all(server, PLAYERS)
-    tm.set_ratings(server, RATINGS)
-    created = tm.admin(server, "tournament", "create", "ko", "--format", "knockout")
-    assert created.startswith("tournament ko created (knockout)"), created
-    tm.join_all(server, "ko", PLAYERS)
-    assert tm.admin(server, "tournament", "start", "ko").startswith(
+    assert tm.open_tournament(server, "ko", "knockout", PLAYERS, RATINGS).startswith(
         "tournament ko started: 8 games")
 
     # The bracket 1-8, 4-5, 2-7, 3-6; in each match the higher seed moves first in
@@ -169,14 +164,12 @@ def test_a_knockout_of_eight_through_serve(live_server: LiveServer) -> None:
         ["7", "k6", "0", "1", "0", "+0", "1775", "2", "0", "0", "2"],
         ["8", "k7", "0", "1", "0", "+0", "1750", "2", "0", "0", "2"],
     ]
-    for userid in PLAYERS:
-        if userid == "k1":
-            continue  # who left gets no more standings
-        table, text = tm.standings_of(server, "ko", userid, "final", PLAYERS)
+    # Who left (k1) gets no more standings.
+    finals = tm.final_standings(server, "ko", [u for u in PLAYERS if u != "k1"], PLAYERS)
+    for userid, (table, text) in finals.items():
         assert table == expected, (userid, table)
         assert "Places go by the round reached" in text
-    assert not [m for m in server.mailbox.all_to(tm.address("k1"))
-                if "standings final" in str(m["Subject"])]
+    assert not tm.mails_about(server, "k1", "standings final")
     listing = tm.admin(server, "tournament", "list")
     assert any(line.split()[:3] == ["ko", "knockout", "finished"]
                for line in listing.splitlines()), listing

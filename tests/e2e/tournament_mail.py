@@ -103,6 +103,23 @@ def set_ratings(server: LiveServer, ratings: dict[str, float]) -> None:
         database.dispose()
 
 
+def open_tournament(server: LiveServer, name: str, tournament_format: str,
+                    players: Sequence[str], ratings: dict[str, float], *options: str,
+                    also_signed_up: Sequence[str] = ()) -> str:
+    """Run a tournament up to its start: ``players`` (and ``also_signed_up``, who do
+    not join this one) sign up by mail with these ``ratings``, the admin creates
+    tournament ``name`` of ``tournament_format`` (with ``options``, e.g. "--rounds",
+    "4"), ``players`` join it by mail and the admin starts it; the start command's
+    output."""
+    signup_all(server, [*players, *also_signed_up])
+    set_ratings(server, ratings)
+    created = admin(server, "tournament", "create", name, "--format", tournament_format,
+                    *options)
+    assert created.startswith(f"tournament {name} created ({tournament_format})"), created
+    join_all(server, name, players)
+    return admin(server, "tournament", "start", name)
+
+
 def withdraw(server: LiveServer, name: str, userid: str) -> str:
     """``userid`` leaves tournament ``name`` by mail; the answer's text."""
     server.send(address(userid),
@@ -263,6 +280,24 @@ def standings_tables(text: str) -> list[list[list[str]]]:
 def standings_table(text: str) -> list[list[str]]:
     """The (first) standings table of a mail's text."""
     return standings_tables(text)[0]
+
+
+def mails_about(server: LiveServer, userid: str, *phrases: str) -> list[EmailMessage]:
+    """Every mail to ``userid`` so far whose Subject holds one of ``phrases`` (to show
+    that one who left got none)."""
+    return [m for m in server.mailbox.all_to(address(userid))
+            if any(phrase in str(m["Subject"]) for phrase in phrases)]
+
+
+def final_standings(server: LiveServer, name: str, readers: Iterable[str],
+                    players: Sequence[str]) -> dict[str, tuple[list[list[str]], str]]:
+    """Each reader's final standings of tournament ``name`` (table, text), every table
+    listing exactly ``players`` and all the same."""
+    finals = {userid: standings_of(server, name, userid, "final", players)
+              for userid in readers}
+    tables = [table for table, _ in finals.values()]
+    assert all(table == tables[0] for table in tables), finals
+    return finals
 
 
 def standings_of(server: LiveServer, name: str, userid: str, when: str,
