@@ -74,17 +74,6 @@ def first_round(seeded: Sequence[str]) -> list[Match]:
     return out
 
 
-def next_round(winners: Sequence[str], round_number: int, seed_of: dict[str, int],
-               gone: frozenset[str] = frozenset()) -> list[Match]:
-    """The matches of ``round_number`` between the winners of the previous round's
-    matches, listed in match order (the winners of matches 1 and 2 meet, 3 and 4, ...);
-    paired with one who has left (``gone``), a winner has a bye."""
-    if len(winners) % 2:
-        raise ValueError("a knockout round needs an even number of winners")
-    return [meeting(winners[index], winners[index + 1], round_number, number, seed_of, gone)
-            for number, index in enumerate(range(0, len(winners), 2), start=1)]
-
-
 def meeting(a: str, b: str, round_number: int, number: int, seed_of: dict[str, int],
             gone: frozenset[str] = frozenset()) -> Match:
     """Match ``number`` of ``round_number``, between the winners ``a`` and ``b`` of

@@ -10,7 +10,7 @@ import pytest
 from abalone_pbm.tournaments import Result, standings
 from abalone_pbm.tournaments.championship import divisions, moves_of, next_edition
 from abalone_pbm.tournaments.knockout import (
-    Match, bracket_order, first_round, match_games, match_state, next_round,
+    Match, bracket_order, first_round, match_games, match_state, meeting,
 )
 from abalone_pbm.tournaments.round_robin import circle_rounds, round_robin
 from abalone_pbm.tournaments.standings import half, table_lines
@@ -191,8 +191,8 @@ def test_bracket_of_eight_and_byes_for_the_best_seeds() -> None:
     matches = first_round(seeded)
     assert [(m.higher, m.lower) for m in matches] == [
         ("s1", None), ("s4", "s5"), ("s2", None), ("s3", "s6")]
-    second = next_round(["s1", "s5", "s2", "s3"], 2,
-                        {u: i for i, u in enumerate(seeded, start=1)})
+    seeds = {u: i for i, u in enumerate(seeded, start=1)}
+    second = [meeting("s1", "s5", 2, 1, seeds), meeting("s2", "s3", 2, 2, seeds)]
     assert [(m.higher, m.lower) for m in second] == [("s1", "s5"), ("s2", "s3")]
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from abalone_pbm.tournaments import Result
-from abalone_pbm.tournaments.knockout import Match, match_state, next_round
+from abalone_pbm.tournaments.knockout import Match, match_state, meeting
 
 
 def _r(first: str, second: str, score: float) -> Result:
@@ -32,6 +32,8 @@ def test_both_gone_the_score_decides_and_the_next_opponent_has_a_bye() -> None:
     won_by_lo = [_r("hi", "lo", 0.0), _r("lo", "hi", 1.0)]
     assert match_state(match, 2, won_by_lo, 0, frozenset({"hi", "lo"})).winner == "lo"
     seeds = {"a": 1, "b": 2, "c": 3, "d": 4}
-    paired = next_round(["a", "d", "b", "c"], 2, seeds, frozenset({"a", "c"}))
+    gone = frozenset({"a", "c"})
+    paired = [meeting("a", "d", 2, 1, seeds, gone), meeting("b", "c", 2, 2, seeds, gone)]
     assert [(m.higher, m.lower) for m in paired] == [("d", None), ("b", None)]
-    assert [(m.higher, m.lower) for m in next_round(["a", "d"], 2, seeds)] == [("a", "d")]
+    met = meeting("a", "d", 2, 1, seeds)
+    assert (met.higher, met.lower) == ("a", "d")
