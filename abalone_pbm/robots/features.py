@@ -98,8 +98,12 @@ _OUT: Final = tuple(
     (o, sum(1 << c for c in CELLS if not (BOARD_MASK >> (c + o)) & 1)) for o in OFFSETS
 )
 _AXES: Final = (OFFSETS[0], OFFSETS[1], OFFSETS[2])
-#: (one, two, three steps) along each axis.
-_AXIS_STEPS: Final = tuple((o, 2 * o, 3 * o) for o in _AXES)
+_OUT_BY_OFFSET: Final = dict(_OUT)
+#: Per axis: (one, two, three steps along it, the cells whose neighbour one way or the
+#: other along it is off the board).
+_AXIS_STEPS: Final = tuple(
+    (o, 2 * o, 3 * o, _OUT_BY_OFFSET[o] | _OUT_BY_OFFSET[-o]) for o in _AXES
+)
 
 
 def threatened(pusher: int, enemy: int, victims: int) -> int:
@@ -242,7 +246,7 @@ def pushable(pusher: int, enemy: int) -> int:
     """
     free = GRID_MASK & ~(pusher | enemy)
     pushed = 0
-    for o, o2, o3 in _AXIS_STEPS:
+    for o, o2, o3, _ in _AXIS_STEPS:
         pairs = pusher & (pusher << o)  # a pusher here and one a step back
         if not pairs:
             continue
@@ -433,11 +437,6 @@ def evaluation_with(
     return value, my_threats, their_threats
 
 
-#: Per axis: (one step along it, two steps, the cells whose neighbour one way or the
-#: other along it is off the board).
-_AXIS_OUT: Final = tuple(
-    (o, 2 * o, dict(_OUT)[o] | dict(_OUT)[-o]) for o in _AXES
-)
 #: Per direction, apart for positive and negative offsets (a shift each way, no test
 #: of the sign): (one to four steps along it, the cells whose neighbour that way is
 #: off the board).
@@ -457,7 +456,7 @@ def _contacts(me: int, op: int) -> tuple[int, int, int]:
     """
     hit_op = hit_me = exposed = 0
     deep_op = deep_me = 0
-    for o, o2, out in _AXIS_OUT:
+    for o, o2, _, out in _AXIS_STEPS:
         op_out = op & out
         me_out = me & out
         near_me = (me << o) | (me >> o)
@@ -490,7 +489,7 @@ def _contacts_and_pushes(me: int, op: int) -> tuple[int, int, int, int, int]:
     deep_op = deep_me = 0
     op_pushed = me_pushed = 0
     free = GRID_MASK & ~(me | op)
-    for o, o2, o3, out in _AXIS_PUSH:
+    for o, o2, o3, out in _AXIS_STEPS:
         me_up, me_down, me_up2, me_down2 = me << o, me >> o, me << o2, me >> o2
         op_up, op_down, op_up2, op_down2 = op << o, op >> o, op << o2, op >> o2
         # The contacts (see _contacts): shifted both ways, one test per axis.
@@ -541,11 +540,6 @@ def _contacts_and_pushes(me: int, op: int) -> tuple[int, int, int, int, int]:
     if deep_me:
         hit_me |= _three_push_two(op, me)
     return hit_op, hit_me, exposed, op_pushed, me_pushed
-
-
-#: Per axis: (one, two, three steps along it, the cells whose neighbour one way or the
-#: other along it is off the board).
-_AXIS_PUSH: Final = tuple((o, o2, 3 * o, out) for o, o2, out in _AXIS_OUT)
 
 
 def _three_push_two(pusher: int, enemy: int) -> int:
