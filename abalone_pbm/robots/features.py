@@ -356,12 +356,6 @@ def static_eval(me: int, op: int, mine: int, theirs: int) -> tuple[int, int]:
     return value, my_threats
 
 
-#: :func:`evaluation`'s answers by (me, op, mine, theirs).  Searches meet the same
-#: positions by other move orders and evaluate a node's position more than once (stand
-#: pat, pruning tests), so about two lookups in five hit.
-_EVAL_CACHE: dict[tuple[int, int, int, int], tuple[int, int, int]] = {}
-#: The cache is emptied when it grows past this many entries (bounded memory).
-EVAL_CACHE_LIMIT: Final = 1 << 17
 #: Caches of other modules whose answers are built on these weights (see
 #: :func:`register_cache`), emptied with this module's own.
 _DEPENDENT_CACHES: list[dict[tuple[int, int, int, int], tuple[int, int, int]]] = []
@@ -375,24 +369,16 @@ def register_cache(cache: dict[tuple[int, int, int, int], tuple[int, int, int]])
 def clear_caches() -> None:
     """Forget every cached value (after a change of weights)."""
     _SIDE_CACHE.clear()
-    _EVAL_CACHE.clear()
     for cache in _DEPENDENT_CACHES:
         cache.clear()
 
 
 def evaluation(me: int, op: int, mine: int, theirs: int) -> tuple[int, int, int]:
     """(:func:`evaluate`, the marbles the side to move can push off now, the marbles
-    the other side could push off if it were to move), written out for speed: the
-    search needs all three."""
-    key = (me, op, mine, theirs)
-    answer = _EVAL_CACHE.get(key)
-    if answer is not None:
-        return answer
-    answer = evaluation_with(me, op, mine, theirs, 0, 0)
-    if len(_EVAL_CACHE) >= EVAL_CACHE_LIMIT:
-        _EVAL_CACHE.clear()
-    _EVAL_CACHE[key] = answer
-    return answer
+    the other side could push off if it were to move), without the endgame terms.  Not
+    cached: the searches evaluate with :func:`endgame.evaluation`, which keeps the cache
+    of whole evaluations."""
+    return evaluation_with(me, op, mine, theirs, 0, 0)
 
 
 def evaluation_with(
