@@ -2,7 +2,8 @@
 ``live_server``): sign-up and join by mail, the admin's ``abalone-pbm tournament`` commands
 as subprocesses (they see the server's environment, its clock offset included), the new
 board mails read for each game's players and reply addresses, games decided by reply
-(a move, then a resignation), withdrawals, the clock moved forward by restarting ``serve``
+(a move, then a resignation; each reply written as Gmail writes one: the board mail
+quoted below the text in a text and an HTML part, In-Reply-To and References), withdrawals, the clock moved forward by restarting ``serve``
 with ``ABALONE_PBM_CLOCK_OFFSET``, and the standings mails read back as tables.
 
 Shared by the tournament tests of this folder; every wait is on a mail, never a sleep.
@@ -10,12 +11,14 @@ Shared by the tournament tests of this folder; every wait is on a mail, never a 
 
 from __future__ import annotations
 
+import itertools
 import re
 import subprocess
 import sys
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from email.message import EmailMessage
+from pathlib import Path
 
 from sqlalchemy import select
 
@@ -24,6 +27,12 @@ from abalone_pbm.db.session import Database
 from abalone_pbm.rules import Board
 
 from .conftest import LiveServer
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+from reply_shapes import Original, reply as client_reply  # noqa: E402
+
+#: Numbers the players' replies' Message-IDs.
+_REPLIES = itertools.count(1)
 
 #: Subject of a new board mail: the board and its first player.
 _NEW_BOARD = re.compile(r"^New Abalone Board (\d+) (\S+)$")
@@ -146,6 +155,8 @@ class TournamentBoard:
     first: str
     #: Each player's reply address (the Reply-To of their own copy).
     reply_to: dict[str, str] = field(default_factory=dict)
+    #: Each player's copy of the new board mail, which their replies quote.
+    originals: dict[str, Original] = field(default_factory=dict)
 
     @property
     def players(self) -> tuple[str, ...]:
@@ -177,15 +188,20 @@ def take_new_boards(server: LiveServer, userids: Iterable[str], each: int,
                 number, notice.group(1).rstrip(","), int(notice.group(2)), subject.group(2)))
             assert (board.first, board.round) == (subject.group(2), int(notice.group(2)))
             board.reply_to[userid] = str(mail["Reply-To"])
+            board.originals[userid] = Original.parse(mail.as_bytes())
     for board in boards.values():
         assert len(board.reply_to) == 2 and board.first in board.reply_to, board
     return boards
 
 
 def reply(server: LiveServer, board: TournamentBoard, userid: str, text: str) -> None:
-    """``userid`` answers their last board mail of ``board`` with ``text``."""
-    server.send(address(userid), f"Re: Abalone Board {board.number}", f"{text}\n",
-                to=board.reply_to[userid])
+    """``userid`` answers their board mail of ``board`` with ``text`` on the first line,
+    as Gmail writes a reply (the board mail quoted below it, a text and an HTML part)."""
+    raw = client_reply("gmail", sender=address(userid), sender_name=userid.capitalize(),
+                       to=board.reply_to[userid], subject=f"Re: Abalone Board {board.number}",
+                       message_id=f"<reply.{next(_REPLIES)}.{userid}@players.test>",
+                       move=text, original=board.originals[userid])
+    server.send_raw(address(userid), board.reply_to[userid], raw)
 
 
 def opening_move(layout: str = "standard") -> str:
