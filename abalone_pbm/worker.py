@@ -52,7 +52,6 @@ from __future__ import annotations
 
 import email
 import email.parser
-import functools
 import logging
 import re
 from collections import OrderedDict
@@ -227,28 +226,13 @@ class _ReadFailed(Exception):
         self.summary = summary
 
 
-@functools.cache
-def _bounded_lean_policy() -> EmailPolicy:
-    """LEAN_POLICY making ``mail.mime.BoundedMessage`` parts (as ``parse_bounded``)."""
-    from .mail.mime import BoundedMessage
-
-    return LEAN_POLICY.clone(message_factory=BoundedMessage)
-
-
 def parse_mail(raw: bytes) -> EmailMessage:
     """The stored bytes as an EmailMessage (headers as plain text, get_body works), in
     time linear in their size and never raising: a mail nested too deep or with too
-    many parts is read as far as a person's mail goes (``mail.mime.parse_bounded``);
-    a mail program's multipart of leaf parts without its bodies read a line at a time
-    (``mail.quick_mime``: the same message)."""
-    from .mail.mime import bounded_bytes, parse_bounded
-    from .mail.quick_mime import parse_simple
+    many parts is read as far as a person's mail goes (``mail.mime.parse_bounded``)."""
+    from .mail.mime import parse_bounded
 
-    try:
-        quick = parse_simple(bounded_bytes(raw), _bounded_lean_policy())
-    except Exception:  # nothing known raises; the parser reads it then
-        quick = None
-    return quick if quick is not None else parse_bounded(raw, LEAN_POLICY)
+    return parse_bounded(raw, LEAN_POLICY)
 
 
 #: The note of a mail parked because it failed (the error is in ``last_error``).

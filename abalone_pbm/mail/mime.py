@@ -27,6 +27,8 @@ import re
 from itertools import islice
 from typing import Any
 
+from .quick_mime import parse_simple
+
 __all__ = ["MAX_CONTAINERS", "MAX_PARTS", "MAX_PARAMETER_TEXT", "bounded_bytes", "parse_bounded"]
 
 #: Multipart and message/* parts followed as containers (so also the deepest nesting).
@@ -111,10 +113,22 @@ def parse_bounded(raw: bytes, policy: email.policy.EmailPolicy) -> email.message
     the parser still fail, the headers alone are parsed (the body kept as text)."""
     bounded_policy = policy.clone(message_factory=BoundedMessage)
     try:
-        message = email.parser.BytesParser(policy=bounded_policy).parsebytes(bounded_bytes(raw))
+        data = bounded_bytes(raw)
+        message = _parsed_quickly(data, bounded_policy) or email.parser.BytesParser(
+            policy=bounded_policy).parsebytes(data)
     except Exception:  # nothing known raises; a parser bug must not lose the mail
         message = email.parser.BytesParser(policy=bounded_policy).parsebytes(
             raw, headersonly=True
         )
     assert isinstance(message, email.message.EmailMessage)
     return message
+
+
+def _parsed_quickly(data: bytes, policy: email.policy.Policy) -> email.message.EmailMessage | None:
+    """A mail program's multipart of leaf parts (the usual reply) built without its
+    bodies read a line at a time: the parser's very message (``quick_mime``); None for
+    any other shape, or should it raise (nothing known does): the parser reads it."""
+    try:
+        return parse_simple(data, policy)
+    except Exception:
+        return None
