@@ -117,6 +117,7 @@ def cmd_backup(args: argparse.Namespace) -> int:
         return 2
     target = Path(args.file)
     try:
+        # (Real time, not the site's clock: a backup's name says when it was taken.)
         written = backup_sqlite(database, target, SystemClock().now(),
                                 directory=args.file.endswith(('/', os.sep)))
         pruned = prune_backups(written.parent, args.keep) if args.keep else []
