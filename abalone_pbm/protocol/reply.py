@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, replace
-from typing import Iterable
+from typing import Callable, Iterable
 
 from .new_text import NewText, read_new_text, tidy
 from .reply_vocabulary import GREETING_WORDS
@@ -176,20 +176,25 @@ def subject_action(subject: str, board: int, userids: Iterable[str]) -> ReplyAct
     return command_of_line(head or tail) if (head or tail) else None
 
 
-def choose_reply_text(plain: str | None, html: str | None) -> str:
+def choose_reply_text(plain: str | None, html: str | Callable[[], str] | None) -> str:
     """Which reading of a mail's body to use: the text part, unless its new text has no
     command (or is empty) while the HTML part's new text has one (or has text): some
-    clients leave the new text out of the text part."""
-    if plain is None or html is None:
-        return plain if plain is not None else (html or "")
+    clients leave the new text out of the text part. ``html`` may be given as how to
+    get it: then it is turned into text only when the text part's reading needs it
+    (a 200 KB quoted thread's markup costs milliseconds)."""
+    if plain is None:
+        return (html() if callable(html) else html) or ""
+    if html is None:
+        return plain
     from_plain = read_reply(plain)
     if from_plain.action is not None:
         return plain
-    from_html = read_reply(html)
+    html_text = html() if callable(html) else html
+    from_html = read_reply(html_text)
     if from_html.action is not None:
-        return html
+        return html_text
     if not from_plain.new_text.lines and from_html.new_text.lines:
-        return html
+        return html_text
     return plain
 
 

@@ -9,6 +9,7 @@ no more argon2 runs in advance than its lines would get in the transaction.
 
 from __future__ import annotations
 
+import functools
 from concurrent.futures import Future
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
@@ -86,16 +87,11 @@ def read_mail(mail: InboxMail, message: EmailMessage, settings: Settings) -> Mai
 def _body_text(message: EmailMessage) -> str:
     """The text part as a rule; the HTML part when only it holds the new text (a client
     that leaves the new text out of the text part, an HTML-only reply): what
-    ``choose_reply_text`` chooses, the HTML part turned into text only when the text
-    part's new text has no command (a 200 KB quoted thread's markup costs milliseconds)."""
+    ``choose_reply_text`` chooses, the HTML part turned into text only if it needs it."""
     plain_part, markup_part = text_parts(message)
-    plain = None if plain_part is None else plain_text(plain_part)
-    if markup_part is None:
-        return plain if plain is not None else ""
-    if plain is not None and protocol.reply.read_reply(plain).action is not None:
-        return plain  # (choose_reply_text's first answer, whatever the HTML holds)
-    html = html_part_text(markup_part)
-    return protocol.reply.choose_reply_text(plain, html)
+    return protocol.reply.choose_reply_text(
+        None if plain_part is None else plain_text(plain_part),
+        None if markup_part is None else functools.partial(html_part_text, markup_part))
 
 
 def reply_target(
