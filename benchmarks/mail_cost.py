@@ -273,9 +273,7 @@ def forget_whole_texts() -> None:
     """Empty the caches keyed on a whole text (a quote, a text's set of lines, a body's
     new text): each mail measured is read as a new mail is, the same shape sent again
     (as a stranger, then as a reply) included. Caches of single lines stay."""
-    masking._quoted.cache_clear()
-    masking._beginning_of_distinct.cache_clear()
-    masking._rests_of.cache_clear()
+    masking.forget_whole_texts()
     new_text.read_new_text.cache_clear()
 
 

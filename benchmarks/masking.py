@@ -86,15 +86,6 @@ def signup_lines(size: int) -> str:
     return "\n".join(lines)
 
 
-def forget_whole_texts() -> None:
-    """Empty the caches keyed on a whole text (a quote, the set of a text's lines): the
-    same text again is no call the server makes for a new mail. (The caches of single
-    lines stay: a new mail quotes lines the server has read before.)"""
-    masking._quoted.cache_clear()
-    masking._beginning_of_distinct.cache_clear()
-    masking._rests_of.cache_clear()
-
-
 def per_call(action: Callable[[], object], seconds: float) -> float:
     """Process CPU seconds of one call: the best of three rounds of ``seconds`` each,
     each call without what the last one kept of its whole text."""
@@ -103,7 +94,7 @@ def per_call(action: Callable[[], object], seconds: float) -> float:
         calls = 0
         start = time.process_time()
         while True:
-            forget_whole_texts()
+            masking.forget_whole_texts()
             action()
             calls += 1
             spent = time.process_time() - start
@@ -188,7 +179,7 @@ def service(moves: int, board: str, reply: str) -> None:
                 with harness.database.write() as session:
                     intake.store_inbox(session, message.as_bytes(), f"{mover}@example.org",
                                        [reply_to[mover]], harness.clock.now())
-                forget_whole_texts()
+                masking.forget_whole_texts()
                 start = time.process_time()
                 while harness.worker.run_once():
                     pass

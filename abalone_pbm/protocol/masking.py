@@ -1380,6 +1380,15 @@ def markup_words(html_text: str) -> str:
     return _BLANK_LINES_RE.sub("\n", lines)
 
 
+def forget_whole_texts() -> None:
+    """Empty the caches keyed on a whole text (a quote, the set of a text's lines), as
+    a benchmark needs to read each text as a new mail's; the caches of single lines
+    stay (a new mail quotes lines the server has read before)."""
+    _quoted.cache_clear()
+    _beginning_of_distinct.cache_clear()
+    _rests_of.cache_clear()
+
+
 def mask_passwords(text: str, is_userid: UseridCheck = None) -> str:
     """``text`` (a Subject, a body, or both) with every password replaced by ``********``.
 
