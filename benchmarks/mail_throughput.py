@@ -5,6 +5,7 @@
                                          [--via reply|command]
                                          [--reply-shape gmail|bare-headers|bare]
                                          [--robot-games K [--robot NAME]]
+                                         [--versus SHAPE] [--client-builds SHAPE]
 
 For each backend this starts a relay sink (aiosmtpd, in this process) and a real
 ``abalone-pbm serve`` process (``python -m abalone_pbm serve`` in a temporary
@@ -25,6 +26,11 @@ bare-headers`` sends the move alone with the same headers, ``bare`` the move alo
 with From/To/Subject/Message-ID only (what this benchmark sent before). ``--via
 command`` sends ``abalone move <board> <userid> <password> <move>`` to the server's
 address instead (an argon2 check the first time, then a remembered password).
+``--versus bare`` runs again sending bare replies while the clients still build the
+first run's replies (``--client-builds``, built and not sent) and prints both runs'
+server CPU a move and their ratio: on a machine of few cores the clients' own work
+(building a Gmail reply costs them 4-5 ms a move) slows the server's processes beside
+them, so a bare run with idle clients is no fair measure of what the server spends.
 ``--robot-games K`` also starts K games against a computer player (by mail, before
 the moves), each left waiting for its human player to move.
 ``--profile FILE`` samples the server process with py-spy (``pip install py-spy``)
@@ -582,15 +588,19 @@ def drive(backend: str, sink: RelaySink, servers: list[ServeProcess],
                     to = game.reply_to[mover.address]
                     original: Original | None = None
                     subject = f"Abalone Board {game.number} {mover.userid}"
-                    if args.reply_shape != "bare":
+                    shapes = [args.reply_shape] + ([args.client_builds]
+                                                   if args.client_builds else [])
+                    if any(shape != "bare" for shape in shapes):
                         # The board mail that told the mover of the last move (or the new
                         # board): one a ply, and the new board's.
                         newest, subject = sink.newest_after(mover.address, 1 + board.ply, 60)
                         original = Original.parse(newest)
-                    raw = reply(args.reply_shape, sender=mover.address,
-                                sender_name=mover.userid.capitalize(), to=to,
-                                subject=f"Re: {subject}", message_id=message_id, move=move,
-                                original=original)
+                    built = [reply(shape, sender=mover.address,
+                                   sender_name=mover.userid.capitalize(), to=to,
+                                   subject=f"Re: {subject}", message_id=message_id, move=move,
+                                   original=original if shape != "bare" else None)
+                             for shape in shapes]
+                    raw = built[0]  # (a reply of --client-builds is built, not sent)
                 else:
                     to = SERVER_ADDRESS
                     raw = mail(mover.address, f"abalone move {game.number} {mover.userid} "
@@ -754,6 +764,39 @@ def report(result: Result) -> None:
         print(f"  ERROR: {error}")
 
 
+def versus_run(backend: str, args: argparse.Namespace, postgres: object) -> None:
+    """``--versus SHAPE``: the same run sending SHAPE while the clients still build the
+    first run's replies, and the ratio of the server's CPU a move. On a machine of few
+    cores the clients' work slows the server's processes (they share the cores and
+    their caches): a bare reply's server CPU is compared at equal client work."""
+    first = results_by_shape[(backend, args.reply_shape)]
+    again = argparse.Namespace(**{**vars(args), "reply_shape": args.versus,
+                                  "client_builds": args.reply_shape, "profile": None})
+    print(f"== {backend}, sending {args.versus} replies while the clients build the "
+          f"{args.reply_shape} replies too")
+    with tempfile.TemporaryDirectory(prefix=f"abalone-throughput-{backend}-") as tmp:
+        if backend == "sqlite":
+            url = f"sqlite:///{Path(tmp) / 'abalone-pbm.sqlite3'}"
+        else:
+            url = postgres.create_database("versus")  # type: ignore[attr-defined]
+        second = run(backend, url, again, Path(tmp),
+                     database_pid=postgres.process.pid  # type: ignore[attr-defined]
+                     if backend == "postgresql" and postgres is not None else None)
+    report(second)
+    if first.moves and second.moves:
+        a = first.server_cpu / first.moves * 1000
+        b = second.server_cpu / second.moves * 1000
+        print(f"  server CPU a move at equal client work: {args.reply_shape} {a:.2f} ms, "
+              f"{args.versus} {b:.2f} ms: {a / b:.2f}x"
+              + (f" (target for a reply quoting the board: <= 1.15x a bare move: "
+                 f"{'met' if a / b <= 1.15 else 'NOT met'})"
+                 if args.versus == "bare" and args.reply_shape != "bare" else ""))
+
+
+#: Each backend's result by the shape it sent (for ``--versus``).
+results_by_shape: dict[tuple[str, str], Result] = {}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--backend", choices=("sqlite", "postgresql", "both"), default="both")
@@ -770,6 +813,15 @@ def main() -> None:
                              "below the move in a text and an HTML part (default); "
                              "'bare-headers': the move alone with the same headers; 'bare': "
                              "the move alone with From/To/Subject/Message-ID only")
+    parser.add_argument("--client-builds", choices=SHAPES, metavar="SHAPE",
+                        help="--via reply: the clients also build a reply of SHAPE for "
+                             "every move and send only --reply-shape's: the same client "
+                             "CPU as when sending SHAPE (see --versus)")
+    parser.add_argument("--versus", choices=SHAPES, metavar="SHAPE",
+                        help="--via reply: after each backend's run, run it again sending "
+                             "SHAPE while the clients build the first run's replies too "
+                             "(--client-builds), and print the server CPU a move of both "
+                             "and their ratio")
     parser.add_argument("--robot-games", type=int, default=0, metavar="K",
                         help="also start K games against a computer player, each left "
                              "waiting for its human player (default 0)")
@@ -818,6 +870,9 @@ def main() -> None:
                 for line in targets(result, args):
                     print(f"  {line}")
                 results.append(result)
+                results_by_shape[(backend, args.reply_shape)] = result
+            if args.versus and args.via == "reply":
+                versus_run(backend, args, postgres)
     finally:
         if postgres is not None:
             postgres.stop()
