@@ -1176,6 +1176,10 @@ def _rests_of(lines: frozenset[str]) -> tuple[tuple[str, ...], tuple[str, ...]]:
 _GLUED_RE = re.compile(
     "(?:" + "|".join(sorted(_COMMAND_WORDS_ANY, key=len, reverse=True))
     + r"|(?:re|fwd?|aw|wg|sv|antw|vs|tr)\s*:)$", re.IGNORECASE)
+#: The last characters (lower case) of what _GLUED_RE finds: a word ending in another
+#: ASCII character holds no glued command, and is passed by without the search
+#: (which tries every place of the word: 2 µs a password, 40 ms in a mail of 10,000).
+_GLUED_LAST = frozenset(word[-1] for word in _COMMAND_WORDS_ANY) | {":"}
 
 
 def _secrets_of(lines: Sequence[str], spans: Iterable[Span]) -> set[str]:
@@ -1187,6 +1191,9 @@ def _secrets_of(lines: Sequence[str], spans: Iterable[Span]) -> set[str]:
         if not word:
             continue
         secrets.add(word)
+        last = word[-1]
+        if last.isascii() and last.lower() not in _GLUED_LAST:
+            continue
         glued = _GLUED_RE.search(word)
         if glued and glued.start() > 0:
             secrets.add(word[: glued.start()])
