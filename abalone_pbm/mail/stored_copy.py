@@ -17,7 +17,12 @@ mail without a password is kept byte for byte.
 
 The mail is read as the worker reads it (``mail.mime.parse_bounded``): what a hostile
 mail has beyond that (parts past ``MAX_PARTS``) was never read and is not kept in a
-changed copy. Every step is linear in the mail's size.
+changed copy. What a person opening the row would read that this reading does not is
+masked too: a Subject that a lenient reader (the standard library's modern policy)
+decodes where ours leaves an encoded word cut by a stray line end is masked as that
+reader shows it; a multipart the library could not take apart (a delimiter of bytes
+that are no ASCII) is read by the rule as its bytes stand, and its passwords hidden in
+them. Every step is linear in the mail's size.
 """
 
 from __future__ import annotations
@@ -61,6 +66,14 @@ def masked_raw(raw: bytes, secrets: Iterable[str], is_userid: UseridCheck = None
         if value is not None:
             text = _header_text(value)
             masked, more = mask_and_find_passwords(text, is_userid)
+            lenient = _header_text_leniently(name, value) if "=?" in text else text
+            if lenient != text:
+                # Another reader decodes what ours leaves encoded (an encoded word cut
+                # by a stray line end): masked as that reader would show it, and the
+                # header written again from it when it holds a password.
+                masked_too, more_too = mask_and_find_passwords(lenient, is_userid)
+                if more_too - more or masked_too != lenient:
+                    text, masked, more = lenient, masked_too, more | more_too
             texts.append((name, text, masked, False))
             found |= more
     for number, part in enumerate(_text_leaves(reading)):
@@ -74,8 +87,28 @@ def masked_raw(raw: bytes, secrets: Iterable[str], is_userid: UseridCheck = None
             masked, more = mask_and_find_passwords(content, is_userid)
             texts.append((number, content, masked, False))
             found |= more
+    # What the library could not take apart (a multipart whose delimiter it did not
+    # find) still reaches a person who opens the row: read by the rule as it stands,
+    # and its passwords hidden in the bytes.
+    unresolved = [text for text in map(_unresolved_text, _leaf_parts(reading))
+                  if text is not None]
+    for text in unresolved:
+        found |= find_passwords(text, is_userid)
     if not found and all(kept in (None, read) for _, read, kept, _ in texts):
         return raw  # (no text of the mail, nor its markup's words, holds a password)
+    if unresolved:
+        return _hide_in_bytes(_masked_parts(raw, reading, parsed, texts, found, is_userid),
+                              found)
+    return _masked_parts(raw, reading, parsed, texts, found, is_userid)
+
+
+def _masked_parts(raw: bytes, reading: email.message.Message,
+                  parsed: email.message.Message | None,
+                  texts: list[tuple[str | int, str, str | None, bool]], found: set[str],
+                  is_userid: UseridCheck) -> bytes:
+    """``raw`` with ``found`` hidden in each of its ``texts`` (the headers and the text
+    parts ``masked_raw`` read), written again; the bytes as they came with the
+    passwords hidden in them when the library cannot write the mail again."""
     # A mail with a password: its markup read by the rule too, as any text.
     for index, (where, read, kept, html) in enumerate(texts):
         if kept is None:
@@ -101,6 +134,32 @@ def masked_raw(raw: bytes, secrets: Iterable[str], is_userid: UseridCheck = None
         return _hide_in_headers(writing.as_bytes(policy=_POLICY), found)
     except Exception:  # a part the library cannot write again: the bytes as they came
         return _hide_in_bytes(raw, found)
+
+
+def _unresolved_text(part: email.message.Message) -> str | None:
+    """The text of a leaf the library left unresolved: a multipart or message part
+    whose body it could not take apart (its payload is the body as it came), read as
+    UTF-8 where it is, else Latin-1 (every byte a character). None for any other part."""
+    if part.get_content_maintype() not in ("multipart", "message"):
+        return None
+    payload = part.get_payload()
+    if not isinstance(payload, str):
+        return None
+    data = payload.encode("utf-8", "surrogateescape")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return data.decode("latin-1")
+
+
+def _header_text_leniently(name: str, value: object) -> str:
+    """A header's value as a lenient reader shows it (the standard library's modern
+    policy: an encoded word decoded even when a stray line end cut it); the value as
+    it stands when even that fails."""
+    try:
+        return str(email.policy.default.header_fetch_parse(name, str(value)))
+    except Exception:
+        return str(value)
 
 
 def dropped_copy(raw: bytes) -> bytes:

@@ -134,3 +134,30 @@ def test_a_dropped_mail_keeps_its_headers_with_the_subject_masked_and_no_body(tm
         assert stored.endswith(b"Message-ID: <list.1@example.org>\r\n\r\n")
     finally:
         harness.database.dispose()
+
+
+def test_a_multipart_the_library_cannot_take_apart_is_masked_in_its_bytes() -> None:
+    # A delimiter of bytes that are no ASCII: the library finds no part, the server
+    # reads the Subject's command only, and a person opening the row reads the body.
+    raw = (b"From: betty@example.org\r\nTo: abalone@localhost\r\nSubject: list\r\n"
+           b'Content-Type: multipart/alternative; boundary="\xff\xfe"\r\n\r\n'
+           b"--\xff\xfe\r\nContent-Type: text/plain\r\n\r\nsignup betty Pw10zQx9379 \r\n"
+           b"--\xff\xfe\r\nContent-Type: text/html\r\n\r\n"
+           b"<p>signoff dino Pw11zQx7325</p>\r\n--\xff\xfe--\r\n")
+    masked = masked_raw(raw, ())
+    assert b"Pw10zQx9379" not in masked and b"Pw11zQx7325" not in masked
+    assert masked.replace(M.encode(), b"Pw10zQx9379", 1).replace(
+        M.encode(), b"Pw11zQx7325", 1) == raw  # (nothing else changed)
+
+
+def test_a_subject_another_reader_decodes_is_masked_as_it_shows() -> None:
+    # An encoded word cut by a stray carriage return: our reading leaves it encoded,
+    # the standard library's modern reading (a mail program's) decodes it.
+    encoded = "".join(f"={byte:02X}" for byte in "signup fred Pw3zQx3775".encode("cp037"))
+    raw = (f"From: fred@example.org\r\nTo: abalone@localhost\r\n"
+           f"Subject: =?ebcdic-cp-us?Q?{encoded}\r%?=\r\n\r\nhello\r\n").encode()
+    masked = masked_raw(raw, ())
+    lenient = email.message_from_bytes(masked, policy=email.policy.default)
+    assert "Pw3zQx3775" not in str(lenient["Subject"])
+    assert str(lenient["Subject"]).startswith(f"signup fred {M}")
+    assert encoded.encode() not in masked
