@@ -44,6 +44,7 @@ from .features import (
     FEATURES,
     WEIGHT_NAMES,
     features,
+    current_weights,
     hand_set_terms,
     set_weights,
     threatened_marbles,
@@ -234,24 +235,29 @@ def build_problem(
 ) -> Problem:
     """Each position's terms: its own (static) or its quiescence leaf's under
     ``weights``.  Positions of games that ended on the move limit count
-    ``limit_weight`` in the loss (0 leaves them out)."""
+    ``limit_weight`` in the loss (0 leaves them out).  The search reads the global
+    weights, so they are set for the quiescence leaves and given back afterwards."""
+    before = current_weights()
     set_weights(dict(weights))
-    problem = Problem([], [], [], [], [])
-    for s in samples:
-        share = limit_weight if s.end == LIMIT else 1.0
-        if share <= 0:
-            continue
-        if use_qsearch:
-            leaf = quiescence_leaf(s.me, s.op, s.mine, s.theirs, s.target)
-        else:
-            leaf = Leaf(1, s.me, s.op, s.mine, s.theirs)
-        vector, fixed = leaf_terms(leaf)
-        problem.vectors.append(vector)
-        problem.fixed.append(fixed)
-        problem.results.append(s.result)
-        problem.sample_weights.append(share)
-        problem.samples.append(s)
-    return problem
+    try:
+        problem = Problem([], [], [], [], [])
+        for s in samples:
+            share = limit_weight if s.end == LIMIT else 1.0
+            if share <= 0:
+                continue
+            if use_qsearch:
+                leaf = quiescence_leaf(s.me, s.op, s.mine, s.theirs, s.target)
+            else:
+                leaf = Leaf(1, s.me, s.op, s.mine, s.theirs)
+            vector, fixed = leaf_terms(leaf)
+            problem.vectors.append(vector)
+            problem.fixed.append(fixed)
+            problem.results.append(s.result)
+            problem.sample_weights.append(share)
+            problem.samples.append(s)
+        return problem
+    finally:
+        set_weights(before)
 
 
 def _sigmoid(x: float) -> float:

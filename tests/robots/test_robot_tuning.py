@@ -237,3 +237,11 @@ def test_fit_tool_writes_weights_that_start_from_the_given_ones(tmp_path: Path) 
     assert set(weights) == set(WEIGHT_NAMES) and weights["MATERIAL"] == 1000
     # Two passes of steps of 16 at most from the start.
     assert all(abs(weights[n] - HAND_SET[n]) <= 32 for n in WEIGHT_NAMES)
+
+
+def test_building_a_problem_gives_the_weights_back() -> None:
+    before = current_weights()
+    other = {name: value * 2 + 1 for name, value in before.items()}
+    problem = build_problem(_random_samples(6, seed=9), other, True)
+    assert len(problem) == 6
+    assert current_weights() == before
