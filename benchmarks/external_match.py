@@ -665,6 +665,8 @@ def main(argv: list[str] | None = None) -> int:
                         "(endgame.CONTACT_PUSHES)")
     parser.add_argument("--lead-centre", type=int, default=None,
                         help="another weight for ours' lead centre term (endgame.LEAD_CENTRE)")
+    parser.add_argument("--core", type=int, default=None,
+                        help="another weight for ours' core term (endgame.CORE)")
     parser.add_argument("--trace", default=None,
                         help="write one JSON line per move of ours to this file")
     parser.add_argument("--record", default=None,
@@ -686,9 +688,9 @@ def main(argv: list[str] | None = None) -> int:
         set_weights(json.loads(Path(args.weights).read_text()))
     if args.pressure is not None or args.pushes is not None:
         set_pressure(PRESSURE if args.pressure is None else args.pressure, args.pushes)
-    if args.contact_pushes is not None or args.lead_centre is not None:
+    if args.contact_pushes is not None or args.lead_centre is not None or args.core is not None:
         set_endgame(CONTACT_PUSHES if args.contact_pushes is None else args.contact_pushes,
-                    LEAD_CENTRE if args.lead_centre is None else args.lead_centre)
+                    LEAD_CENTRE if args.lead_centre is None else args.lead_centre, args.core)
     players = int(args.players.rstrip("t"))
     if players > 2 and args.engine != "verloop":
         parser.error("games with more players are played against the Java engine (verloop)")

@@ -45,13 +45,20 @@ from __future__ import annotations
 
 from typing import Final
 
-from .features import evaluation_with, pushable, register_cache, side_terms
+from abalone_pbm.rules.geometry import CENTRE
+
+from .features import R1, evaluation_with, pushable, register_cache, side_terms
 
 #: Per marble of the other side a side could push now, at every score.
 CONTACT_PUSHES: int = 100
 #: Per marble a side has pushed off, for each step one of its own marbles stands from e5
 #: beyond two (:func:`centre_excess`).
 LEAD_CENTRE: int = 20
+#: Per own marble on e5 or one of its six neighbours (:data:`CORE_CELLS`), at every score.
+CORE: int = 0
+
+#: e5 and the six cells round it: the cells a defender's compact group holds.
+CORE_CELLS: Final = R1 | (1 << CENTRE)
 
 #: :func:`evaluation`'s answers by (me, op, mine, theirs): the search's only cache of
 #: evaluations (the fitted terms and these in one pass, :func:`features.evaluation_with`),
@@ -72,19 +79,28 @@ def centre_excess(bits: int) -> int:
     return side_terms(bits)[2]
 
 
-def set_endgame(contact_pushes: int, lead_centre: int) -> None:
-    """Other weights for the terms (matches between settings)."""
-    global CONTACT_PUSHES, LEAD_CENTRE
+def set_endgame(contact_pushes: int, lead_centre: int, core: int | None = None) -> None:
+    """Other weights for the terms (matches between settings; ``core`` None keeps
+    :data:`CORE`)."""
+    global CONTACT_PUSHES, LEAD_CENTRE, CORE
     CONTACT_PUSHES = contact_pushes
     LEAD_CENTRE = lead_centre
+    if core is not None:
+        CORE = core
     _CACHE.clear()
+
+
+def core_term(me: int, op: int) -> int:
+    """:data:`CORE` for each marble of ``me`` on :data:`CORE_CELLS`, less the same for
+    ``op``."""
+    return CORE * ((me & CORE_CELLS).bit_count() - (op & CORE_CELLS).bit_count())
 
 
 def endgame_terms(me: int, op: int, mine: int, theirs: int) -> int:
     """What :func:`evaluation` adds to the fitted evaluation, for the side to move."""
     pushes = pushable(me, op).bit_count() - pushable(op, me).bit_count()
     return CONTACT_PUSHES * pushes - LEAD_CENTRE * (
-        mine * centre_excess(me) - theirs * centre_excess(op))
+        mine * centre_excess(me) - theirs * centre_excess(op)) + core_term(me, op)
 
 
 def evaluation(me: int, op: int, mine: int, theirs: int) -> tuple[int, int, int]:
@@ -95,6 +111,8 @@ def evaluation(me: int, op: int, mine: int, theirs: int) -> tuple[int, int, int]
     if answer is not None:
         return answer
     answer = evaluation_with(me, op, mine, theirs, CONTACT_PUSHES, LEAD_CENTRE)
+    if CORE:
+        answer = (answer[0] + core_term(me, op), answer[1], answer[2])
     if len(_CACHE) >= CACHE_LIMIT:
         _CACHE.clear()
     _CACHE[key] = answer
