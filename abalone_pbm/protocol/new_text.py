@@ -52,16 +52,21 @@ from typing import Sequence
 from . import reply_vocabulary as vocabulary
 from .words import REPLY_ACTIONS, looks_like_move
 
+#: The bidirectional formatting characters (``mail.validation.BIDI_CONTROLS``: marks,
+#: embeddings, overrides, isolates), which show nothing and which a right-to-left
+#: client puts around the name and the address of an attribution.
+BIDI_CONTROLS = "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
 #: Blanks that are not spaces (no-break, narrow, figure, ideographic) and the invisible
 #: characters that stand between words (zero-width space, word joiner, byte-order
 #: mark), read as blanks as ``mail.validation`` reads them (glued, a command's words
-#: would hide its password from masking); characters that stand inside words and show
-#: nothing (the joiners, the soft hyphen, direction marks) go.
+#: would hide its password from masking); characters that show nothing and stand
+#: inside words or around them (the joiners, the soft hyphen, the bidirectional
+#: formatting characters) go: a line is read as it shows.
 _INVISIBLE = str.maketrans({
     "\u00a0": " ", "\u202f": " ", "\u2007": " ", "\u3000": " ", "\t": " ",
     "\u200b": " ", "\u2060": " ", "\ufeff": " ",
-    "\u200c": None, "\u200d": None, "\u00ad": None, "\u200e": None, "\u200f": None,
-})
+    "\u200c": None, "\u200d": None, "\u00ad": None,
+} | dict.fromkeys(BIDI_CONTROLS))
 
 #: Longest line that may be a client line, banner, attribution or header line; longer
 #: lines are the player's text (or the old mail's), and the tests never look at them.
@@ -337,11 +342,21 @@ class _Reader:
         labels = 1
         addressed = "@" in self.stripped(index) or "abalone" in self.stripped(index).lower()
         seen = 0
+        wrapped = False  # the last line was the wrapped rest of a value
         position = self.content_after(index)
         while position is not None and seen < 5:
             label = header_label(self.stripped(position).lstrip("> "))
             if label is None:
-                break
+                if wrapped or not _wrapped_address(self.stripped(position).lstrip("> ")):
+                    break
+                # A value wrapped onto a line of its own (Outlook wraps a long From
+                # before its "<address>"): the block goes on below it.
+                wrapped = True
+                addressed = True
+                seen += 1
+                position = self.content_after(position)
+                continue
+            wrapped = False
             if label in vocabulary.HEADER_LABELS or not known:
                 labels += 1
             addressed = addressed or "@" in self.stripped(position) or (
@@ -442,6 +457,13 @@ class _Reader:
             taken_chars += len(kept_line)
             index += 1
         return NewText(tidy([line for _, line in self.kept]), self.had_old_mail, unread)
+
+
+def _wrapped_address(stripped: str) -> bool:
+    """The wrapped rest of a header's value: an address alone ("<fred@example.org>",
+    "[mailto:fred@example.org]") on its line."""
+    return (len(stripped) <= 200 and stripped.startswith(("<", "[mailto:"))
+            and stripped.endswith((">", "]")) and "@" in stripped)
 
 
 def _command_shaped(line: str) -> bool:

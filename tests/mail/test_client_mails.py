@@ -1,0 +1,511 @@
+"""Whole replies as mail programs write them (DESIGN 2.2, 2.8): headers and MIME as the
+client sends them (multipart/alternative text and HTML, HTML only, quoted-printable and
+base64, format=flowed with and without DelSp, legacy charsets), each a reply to the board
+mail of a running game, stored in the inbox and processed by the real worker (the service
+harness).  Each must play exactly the move the player wrote and show the opponent exactly
+the comment they wrote, or none.
+
+The shapes are those of the public fixture corpora of reply parsers (crisp-oss/
+email-reply-parser test/fixtures, discourse/email_reply_trimmer test/emails, mailgun/talon
+tests/fixtures, github/email_reply_parser test/emails) and of the clients they come from,
+written anew around our board mail; none repeats a shape of the text-only table
+(tests/protocol/test_client_replies.py).  One harness (SQLite) for the module: each case
+starts a game of its own, so a case never depends on another.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from email.header import Header
+from email.utils import parseaddr
+from pathlib import Path
+
+import pytest
+from sqlalchemy import select
+
+from abalone_pbm.db.models import Game
+from tests.e2e.scripted import scripted_game
+from tests.service.harness import Harness, Sent, make_harness
+
+from client_mail_parts import Part, multipart, text_part, whole_mail  # noqa: E402 (tests/mail on the path, as conftest puts it)
+
+FRED, WILMA = "fred@example.org", "wilma@example.org"
+MOVE = scripted_game()[0]  # fred's first move of the scripted game
+
+
+@dataclass(frozen=True)
+class BoardMail:
+    """The board mail fred answers: what a mail program quotes and where it replies."""
+
+    board: int
+    address: str  # the reply address
+    subject: str
+    message_id: str
+    text: str
+    html_body: str  # the HTML part's <body> content
+
+    def fill(self, template: str, *, quote: str = "> ") -> str:
+        """``template`` with its placeholders filled: {MOVE} {ADDR} {SUBJECT} {BOARD}
+        (the text copied), {QUOTED} (each line behind ``quote``), {HTMLBOARD}."""
+        quoted = "\n".join((quote + line).rstrip() for line in self.text.splitlines())
+        return (template.replace("{MOVE}", MOVE).replace("{ADDR}", self.address)
+                .replace("{SUBJECT}", self.subject).replace("{QUOTED}", quoted)
+                .replace("{HTMLBOARD}", self.html_body).replace("{BOARD}", self.text))
+
+
+Build = Callable[[BoardMail], bytes]
+
+
+def _headers(mail: BoardMail, subject: str, client: tuple[tuple[str, str], ...],
+             charset: str) -> list[tuple[str, str]]:
+    """The headers of a reply: fred's address, the reply address, a Subject as the
+    client writes it (encoded when not ASCII), and the thread's references."""
+    written = mail.fill(subject)
+    encoded = written if written.isascii() else Header(written, charset).encode()
+    return [
+        ("From", f"Fred Flintstone <{FRED}>"),
+        ("To", f"Abalone <{mail.address}>"),
+        ("Subject", encoded),
+        ("Date", "Fri, 27 Nov 2026 12:31:07 +0100"),
+        ("Message-ID", f"<reply-{mail.board}@mail.example.org>"),
+        ("In-Reply-To", mail.message_id),
+        ("References", mail.message_id),
+        *client,
+    ]
+
+
+def plain(text: str, *, charset: str = "utf-8", transfer: str = "quoted-printable",
+          params: str = "", subject: str = "Re: {SUBJECT}", quote: str = "> ",
+          client: tuple[tuple[str, str], ...] = ()) -> Build:
+    """A text/plain reply."""
+    def build(mail: BoardMail) -> bytes:
+        body = text_part("plain", mail.fill(text, quote=quote), charset, transfer, params)
+        return whole_mail(_headers(mail, subject, client, charset), body)
+    return build
+
+
+def html(markup: str, *, charset: str = "utf-8", transfer: str = "quoted-printable",
+         subject: str = "Re: {SUBJECT}", client: tuple[tuple[str, str], ...] = ()) -> Build:
+    """An HTML-only reply."""
+    def build(mail: BoardMail) -> bytes:
+        body = text_part("html", mail.fill(markup), charset, transfer)
+        return whole_mail(_headers(mail, subject, client, charset), body)
+    return build
+
+
+def alternative(text: str, markup: str, *, charset: str = "utf-8",
+                transfer: str = "quoted-printable", params: str = "",
+                subject: str = "Re: {SUBJECT}", quote: str = "> ",
+                client: tuple[tuple[str, str], ...] = ()) -> Build:
+    """A multipart/alternative reply: the text part, then the HTML part."""
+    def build(mail: BoardMail) -> bytes:
+        body: Part = multipart(
+            "alternative", f"=_alt_{mail.board}_boundary",
+            text_part("plain", mail.fill(text, quote=quote), charset, transfer, params),
+            text_part("html", mail.fill(markup), charset, transfer))
+        return whole_mail(_headers(mail, subject, client, charset), body)
+    return build
+
+
+@dataclass(frozen=True)
+class Shape:
+    name: str
+    origin: str  # the corpus fixture or the client the shape is taken from
+    build: Build
+    comment: str  # exactly what the opponent is shown ("" for no comment)
+    move: str = MOVE
+
+
+GMAIL = (("X-Mailer", "Gmail"),)  # (Gmail sets none; kept to name the client)
+OUTLOOK = (("X-Mailer", "Microsoft Outlook 16.0"), ("Thread-Index", "AQHZ0abc1234"),
+           ("Content-Language", "en-us"))
+THUNDERBIRD = (("User-Agent", "Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 "
+                              "Thunderbird/128.5.0"),)
+APPLE = (("X-Mailer", "Apple Mail (2.3774.200.91.1.1)"),)
+IPHONE = (("X-Mailer", "iPhone Mail (22B91)"),)
+
+GMAIL_ATTRIBUTION = "On Fri, Nov 27, 2026 at 12:19 PM Abalone &lt;{ADDR}&gt; wrote:"
+
+
+def gmail_markup(new: str, attribution: str = GMAIL_ATTRIBUTION) -> str:
+    """Gmail's HTML part: the new text in a div, the old mail in div.gmail_quote."""
+    return (f'<div dir="ltr">{new}</div><br><div class="gmail_quote"><div dir="ltr" '
+            f'class="gmail_attr">{attribution}<br></div><blockquote class="gmail_quote" '
+            'style="margin:0px 0px 0px 0.8ex;border-left:1px solid rgb(204,204,204);'
+            'padding-left:1ex">{HTMLBOARD}</blockquote></div>\n')
+
+
+def outlook_markup(new: str, header_block: str) -> str:
+    """Outlook desktop's HTML part: WordSection1, the header block in a bordered div."""
+    return ('<html><head><meta http-equiv="Content-Type" content="text/html; charset=utf-8">'
+            '<style><!-- p.MsoNormal {margin:0cm;} --></style></head><body lang="EN-US">'
+            f'<div class="WordSection1"><p class="MsoNormal">{new}</p><p class="MsoNormal">'
+            '&nbsp;</p><div><div style="border:none;border-top:solid #E1E1E1 1.0pt;'
+            f'padding:3.0pt 0cm 0cm 0cm"><p class="MsoNormal">{header_block}</p></div></div>'
+            '{HTMLBOARD}</div></body></html>\n')
+
+
+SHAPES: list[Shape] = [
+    # ------------------------------------------------------------ Gmail, web and apps
+    Shape("gmail-alternative-qp", "github/email_reply_parser email_1_2, Gmail web",
+          alternative("{MOVE}\nGood luck with that one!\n\nOn Fri, Nov 27, 2026 at 12:19 PM "
+                      "Abalone <{ADDR}> wrote:\n\n{QUOTED}\n",
+                      gmail_markup("{MOVE}<div>Good luck with that one!</div>"), client=GMAIL),
+          "Good luck with that one!"),
+    Shape("gmail-finnish-wrapped", "crisp-oss email_finnish",
+          alternative("{MOVE}\nSinun vuorosi.\n\npe 27. marrask. 2026 klo 12.19 Abalone\n"
+                      "<{ADDR}> kirjoitti:\n\n{QUOTED}\n",
+                      gmail_markup("{MOVE}<div>Sinun vuorosi.</div>", "pe 27. marrask. 2026 "
+                                   "klo 12.19 Abalone &lt;{ADDR}&gt; kirjoitti:"),
+                      charset="iso-8859-15"),
+          "Sinun vuorosi."),
+    Shape("gmail-hungarian-name-first", "crisp-oss email_custom_quote_header, Gmail hu",
+          plain("{MOVE}\nTe jössz!\n\nAbalone <{ADDR}> ezt írta (időpont: 2026. nov. 27., P, "
+                "12:19):\n\n{QUOTED}\n", charset="iso-8859-2", transfer="base64"),
+          "Te jössz!"),
+    Shape("thunderbird-hungarian-keltezessel", "crisp-oss email_custom_quote_header",
+          plain('{MOVE}\nKöszönöm\n\n2026.11.27. 12:19 keltezéssel, "Abalone" írta:\n{QUOTED}\n',
+                transfer="8bit", params="; format=flowed", client=THUNDERBIRD),
+          "Köszönöm"),
+    Shape("gmail-czech-windows-1250", "email_reply_trimmer embedded_email_* (cs)",
+          plain("{MOVE}\nHodně štěstí\n\nDne pá 27. 11. 2026 12:19 uživatel Abalone <{ADDR}> "
+                "napsal:\n\n{QUOTED}\n", charset="windows-1250"),
+          "Hodně štěstí"),
+    Shape("gmail-greek-iso-8859-7", "talon reply patterns (el), Gmail el",
+          plain("{MOVE}\nΚαλή τύχη\n\nΣτις Παρ 27 Νοε 2026 στις 12:19 μ.μ., ο/η Abalone <{ADDR}> "
+                "έγραψε:\n\n{QUOTED}\n", charset="iso-8859-7", transfer="base64"),
+          "Καλή τύχη"),
+    Shape("gmail-vietnamese-wrapped", "Gmail vi",
+          plain("{MOVE}\nChúc may mắn\n\nVào Th 6, 27 thg 11, 2026 vào lúc 12:19 Abalone <\n"
+                "{ADDR}> đã viết:\n\n{QUOTED}\n", transfer="base64"),
+          "Chúc may mắn"),
+    Shape("gmail-hebrew-bidi-marks", "Gmail he (direction marks around the name)",
+          plain("{MOVE}\nבהצלחה\n\n\u202bבתאריך יום ו׳, 27 בנוב׳ 2026 ב-12:19 מאת \u202aAbalone"
+                "\u202c\u200f <\u202a{ADDR}\u202c\u200f>:\u202c\n\n{QUOTED}\n", transfer="base64"),
+          "בהצלחה"),
+    Shape("gmail-korean-euc-kr", "Gmail ko",
+          plain("{MOVE}\n행운을 빌어요\n\n2026년 11월 27일 (금) 오후 12:19, Abalone <{ADDR}>님이 "
+                "작성:\n\n{QUOTED}\n", charset="euc-kr", transfer="base64"),
+          "행운을 빌어요"),
+    Shape("gmail-indonesian", "Gmail id",
+          plain("{MOVE}\nGiliranmu\n\nPada tanggal Jum, 27 Nov 2026 pukul 12.19 Abalone <{ADDR}> "
+                "menulis:\n\n{QUOTED}\n"),
+          "Giliranmu"),
+    Shape("gmail-ukrainian-koi8-u", "email_reply_trimmer embedded_email_ukrainian, Gmail uk",
+          plain("{MOVE}\nТвій хід\n\nпт, 27 лист. 2026 р. о 12:19 Abalone <{ADDR}> пише:\n\n"
+                "{QUOTED}\n", charset="koi8-u", transfer="base64"),
+          "Твій хід"),
+    Shape("gmail-greeting-then-move", "top posting with a greeting (issue 25)",
+          alternative("Hi Wilma,\n\n{MOVE}\n\nCheers,\nFred\n\nOn Fri, Nov 27, 2026 at 12:19 PM "
+                      "Abalone <{ADDR}> wrote:\n\n{QUOTED}\n",
+                      gmail_markup("Hi Wilma,<div><br></div><div>{MOVE}</div><div><br></div>"
+                                   "<div>Cheers,</div><div>Fred</div>")),
+          "Hi Wilma,\n\nCheers,\nFred"),
+    Shape("gmail-inline-answers", "github/email_reply_parser email_2_1 (inline replies)",
+          plain("On Fri, Nov 27, 2026 at 12:19 PM Abalone <{ADDR}> wrote:\n\n"
+                "> It is fred's turn (o); the next move is move #1.\n\n{MOVE}\n\n"
+                "> Whatever you write below the move is shown to the other players as your\n"
+                "> comment.\n\nThanks for explaining\n"),
+          "Thanks for explaining"),
+    Shape("gmail-subject-move-after-empty-body", "the move typed in the Subject (issue 25)",
+          alternative("\nOn Fri, Nov 27, 2026 at 12:19 PM Abalone <{ADDR}> wrote:\n\n{QUOTED}\n",
+                      gmail_markup("<br>"), subject="Re: {SUBJECT} {MOVE}"),
+          ""),
+    Shape("outlook-subject-move-before", "the move typed in the Subject, Outlook copy",
+          plain("\n\n________________________________\nFrom: Abalone <{ADDR}>\nSent: Friday, "
+                "November 27, 2026 12:19 PM\nTo: Fred Flintstone <fred@example.org>\nSubject: "
+                "{SUBJECT}\n\n{BOARD}\n", subject="{MOVE} RE: {SUBJECT}", client=OUTLOOK),
+          ""),
+    Shape("apple-subject-only-html", "iOS Mail, the Subject replaced by the move",
+          html('<html><body><div dir="auto"></div><div dir="auto"><br><blockquote type="cite">'
+               'On 27 Nov 2026, at 12:19, Abalone &lt;{ADDR}&gt; wrote:<br><br></blockquote>'
+               '</div><blockquote type="cite">{HTMLBOARD}</blockquote></body></html>',
+               subject="{MOVE}", client=IPHONE),
+          ""),
+    # ------------------------------------------------------------ Outlook and Exchange
+    Shape("outlook-desktop-windows-1252", "crisp-oss email_tricky_15, Outlook desktop",
+          alternative("{MOVE}\nThat’s my move – your turn\n\nFrom: Abalone <{ADDR}>\nSent: Friday,"
+                      " November 27, 2026 12:19 PM\nTo: Fred Flintstone <fred@example.org>\n"
+                      "Subject: {SUBJECT}\n\n{BOARD}\n",
+                      outlook_markup("{MOVE}<br>That’s my move – your turn",
+                                     "<b>From:</b> Abalone &lt;{ADDR}&gt;<br><b>Sent:</b> Friday,"
+                                     " November 27, 2026 12:19 PM<br><b>To:</b> Fred<br><b>Subject:"
+                                     "</b> {SUBJECT}"),
+                      charset="windows-1252", client=OUTLOOK),
+          "That’s my move – your turn"),
+    Shape("outlook-split-from-line", "crisp-oss email_outlook_split_line_from",
+          plain("{MOVE}\nSplit header below\n\nFrom: Abalone \n<{ADDR}> \nSent: Friday, November"
+                " 27, 2026 12:19 PM\nTo: Fred Flintstone <fred@example.org>\nSubject: {SUBJECT}"
+                "\n\n{BOARD}\n", client=OUTLOOK),
+          "Split header below"),
+    Shape("outlook-msn-rule-without-blank", "crisp-oss email_msn",
+          plain("{MOVE}\nno blank above the rule\n________________________________\nFrom: "
+                "Abalone <{ADDR}>\nSent: Friday, November 27, 2026 12:19 PM\nTo: "
+                "fred@example.org <fred@example.org>\nSubject: {SUBJECT}\n\n{BOARD}\n"),
+          "no blank above the rule"),
+    Shape("outlook-2003-mailto", "talon tests/fixtures (Outlook 2003)",
+          plain("{MOVE}\nOld Outlook\n\n-----Original Message-----\nFrom: Abalone "
+                "[mailto:{ADDR}] \nSent: Friday, November 27, 2026 12:19 PM\nTo: Fred\n"
+                "Subject: {SUBJECT}\n\n{BOARD}\n", charset="us-ascii", transfer="7bit"),
+          "Old Outlook"),
+    Shape("gmx-gesendet-first", "email_reply_trimmer embedded_email_german_*, GMX/web.de",
+          plain("{MOVE}\nGrüße aus Köln\n\nGesendet: Freitag, 27. November 2026 um 12:19 Uhr\n"
+                'Von: "Abalone" <{ADDR}>\nAn: fred@example.org\nBetreff: {SUBJECT}\n\n{BOARD}\n',
+                charset="iso-8859-15", subject="Aw: {SUBJECT}"),
+          "Grüße aus Köln"),
+    Shape("outlook-polish-iso-8859-2", "email_reply_trimmer embedded_email_polish_1",
+          plain("{MOVE}\nTwój ruch, powodzenia!\n\nOd: Abalone <{ADDR}>\nWysłano: piątek, 27 "
+                "listopada 2026 12:19\nDo: Fred\nTemat: {SUBJECT}\n\n{BOARD}\n",
+                charset="iso-8859-2", subject="Odp: {SUBJECT}", client=OUTLOOK),
+          "Twój ruch, powodzenia!"),
+    Shape("outlook-turkish", "Outlook tr",
+          plain("{MOVE}\nSıra sende\n\nKimden: Abalone <{ADDR}>\nGönderildi: 27 Kasım 2026 Cuma "
+                "12:19\nKime: Fred\nKonu: {SUBJECT}\n\n{BOARD}\n", charset="iso-8859-9",
+                subject="YNT: {SUBJECT}", client=OUTLOOK),
+          "Sıra sende"),
+    Shape("outlook-japanese-shift-jis", "Outlook ja",
+          plain("{MOVE}\nよろしくお願いします\n\n差出人: Abalone <{ADDR}>\n送信日時: 2026年11月27日 12:19\n"
+                "宛先: Fred\n件名: {SUBJECT}\n\n{BOARD}\n", charset="shift_jis",
+                transfer="base64", subject="RE: {SUBJECT}", client=OUTLOOK),
+          "よろしくお願いします"),
+    Shape("outlook-traditional-chinese-big5", "email_reply_trimmer embedded_email_chinese",
+          plain("{MOVE}\n輪到你了\n\n寄件者: Abalone <{ADDR}>\n寄件日期: 2026年11月27日 下午 12:19\n"
+                "收件者: Fred\n主旨: {SUBJECT}\n\n{BOARD}\n", charset="big5", transfer="base64",
+                subject="回覆: {SUBJECT}", client=OUTLOOK),
+          "輪到你了"),
+    Shape("foxmail-qq-gbk", "QQ Mail / Foxmail (zh)",
+          plain('{MOVE}\n该你了\n\n\n------------------ 原始邮件 ------------------\n发件人: '
+                '"Abalone"<{ADDR}>;\n发送时间: 2026年11月27日(星期五) 中午12:19\n收件人: "Fred"'
+                '<fred@example.org>;\n主题: {SUBJECT}\n\n{BOARD}\n', charset="gbk",
+                transfer="base64", subject="回复：{SUBJECT}"),
+          "该你了"),
+    Shape("outlook-web-pt-br-divrplyfwdmsg", "Outlook on the web (pt-BR)",
+          alternative("{MOVE}\nBoa sorte\n________________________________\nDe: Abalone <{ADDR}>\n"
+                      "Enviado: sexta-feira, 27 de novembro de 2026 12:19\nPara: Fred\nAssunto: "
+                      "{SUBJECT}\n\n{BOARD}\n",
+                      '<html><body><div class="elementToProof">{MOVE}</div><div class="element'
+                      'ToProof">Boa sorte</div><div id="appendonsend"></div><hr style="display:'
+                      'inline-block;width:98%" tabindex="-1"><div id="divRplyFwdMsg" dir="ltr">'
+                      '<font face="Calibri, sans-serif"><b>De:</b> Abalone &lt;{ADDR}&gt;<br><b>'
+                      'Enviado:</b> sexta-feira, 27 de novembro de 2026 12:19<br><b>Para:</b> '
+                      'Fred<br><b>Assunto:</b> {SUBJECT}</font><div>&nbsp;</div></div>'
+                      '{HTMLBOARD}</body></html>', subject="RE: {SUBJECT}"),
+          "Boa sorte"),
+    Shape("outlook-web-html-only-es", "Outlook on the web (es), HTML only",
+          html('<html><body><div class="elementToProof" style="font-family:Aptos">{MOVE}</div>'
+               '<div class="elementToProof">Suerte</div><div id="appendonsend"></div><hr '
+               'tabindex="-1"><div id="divRplyFwdMsg"><b>De:</b> Abalone &lt;{ADDR}&gt;<br><b>'
+               'Enviado:</b> viernes, 27 de noviembre de 2026 12:19<br><b>Para:</b> Fred<br><b>'
+               'Asunto:</b> {SUBJECT}</div>{HTMLBOARD}</body></html>'),
+          "Suerte"),
+    Shape("outlook-ios-italian", "crisp-oss email_ios_outlook (it)",
+          plain("{MOVE}\n\nOttieni Outlook per iOS<https://aka.ms/o0ukef>\n"
+                "________________________________\nDa: Abalone <{ADDR}>\nInviato: venerdì, "
+                "novembre 27, 2026 12:19 PM\nA: Fred\nOggetto: {SUBJECT}\n\n{BOARD}\n"),
+          ""),
+    Shape("outlook-android-dutch", "Outlook for Android (nl)",
+          plain("{MOVE}\n\nOutlook voor Android downloaden<https://aka.ms/AAb9ysg>\n"
+                "________________________________\nVan: Abalone <{ADDR}>\nVerzonden: vrijdag, "
+                "november 27, 2026 12:19:01 PM\nAan: Fred\nOnderwerp: {SUBJECT}\n\n{BOARD}\n"),
+          ""),
+    Shape("outlook-mac-date-label", "Outlook for Mac",
+          alternative("{MOVE}\nPlaying from my Mac\n\nFrom: Abalone <{ADDR}>\nDate: Friday, 27 "
+                      "November 2026 at 12:19\nTo: Fred Flintstone <fred@example.org>\nSubject: "
+                      "{SUBJECT}\n\n{BOARD}\n",
+                      outlook_markup("{MOVE}<br>Playing from my Mac",
+                                     "<b>From: </b>Abalone &lt;{ADDR}&gt;<br><b>Date: </b>Friday, "
+                                     "27 November 2026 at 12:19<br><b>To: </b>Fred<br><b>Subject: "
+                                     "</b>{SUBJECT}"),
+                      client=(("User-Agent", "Microsoft-MacOutlook/16.91.24111020"),)),
+          "Playing from my Mac"),
+    Shape("lotus-notes-tab-labels", "talon tests/fixtures (Lotus Notes)",
+          plain("{MOVE}\nNotes user here\n\n\n\nFrom:\tAbalone <{ADDR}>\nTo:\tfred@example.org\n"
+                "Date:\t27/11/2026 12:19\nSubject:\t{SUBJECT}\n\n\n\n{BOARD}\n",
+                charset="us-ascii", transfer="7bit"),
+          "Notes user here"),
+    Shape("samsung-spanish-dashes", "crisp-oss email_danish_dash_separator (Samsung es)",
+          plain("{MOVE}\n\n\n\nEnviado desde mi smartphone Samsung Galaxy.\n\n\n-------- Mensaje "
+                "original --------\nDe: Abalone <{ADDR}> \nFecha: 27/11/26 12:19 (GMT+01:00) \n"
+                "Para: fred@example.org \nAsunto: {SUBJECT} \n\n{BOARD}\n"),
+          ""),
+    Shape("danish-dash-separator", "crisp-oss email_danish_dash_separator",
+          plain("{MOVE}\nDin tur, Wilma\n\n-------- Oprindelig besked --------\nFra: Abalone "
+                "<{ADDR}>\nDato: 27.11.2026  12.19  (GMT+01:00)\nTil: fred@example.org\nEmne: "
+                "{SUBJECT} \n\n{BOARD}\n", charset="iso-8859-1"),
+          "Din tur, Wilma"),
+    Shape("zimbra-french-mail-original", "talon tests/fixtures (Zimbra fr)",
+          plain('{MOVE}\nÀ toi de jouer\n\n----- Mail original -----\nDe: "Abalone" <{ADDR}>\n'
+                'À: "Fred" <fred@example.org>\nEnvoyé: Vendredi 27 Novembre 2026 12:19:01\n'
+                "Objet: {SUBJECT}\n\n{BOARD}\n", charset="iso-8859-1"),
+          "À toi de jouer"),
+    Shape("yahoo-fr-indented-header", "crisp-oss email_customer_quote_header_3",
+          plain("{MOVE}\nbonne chance\n\n      De : Abalone <{ADDR}>\n À : Fred\n Envoyé le : "
+                "Vendredi 27 novembre 2026 12h19\n Objet : {SUBJECT}\n\n{BOARD}\n",
+                charset="windows-1252"),
+          "bonne chance"),
+    Shape("yahoo-web-yahoo-quoted", "Yahoo Mail web, text and HTML",
+          alternative("{MOVE}\nYahoo here\n\n    On Friday, November 27, 2026 at 12:19:01 PM GMT+1,"
+                      " Abalone <{ADDR}> wrote:  \n \n \n{QUOTED}\n",
+                      '<html><body><div class="ydp1 yahoo-style-wrap"><div dir="ltr">{MOVE}</div>'
+                      '<div dir="ltr">Yahoo here</div></div><div id="yahoo_quoted_1" class='
+                      '"yahoo_quoted"><div style="font-family:Helvetica"><div>On Friday, November'
+                      ' 27, 2026 at 12:19:01 PM GMT+1, Abalone &lt;{ADDR}&gt; wrote:</div><div>'
+                      '<br></div>{HTMLBOARD}</div></div></body></html>', quote=" "),
+          "Yahoo here"),
+    Shape("mailru-koi8-r", "talon tests/fixtures (Mail.ru)",
+          plain("{MOVE}\nУдачи!\n\n\nПятница, 27 ноября 2026, 12:19 +01:00 от Abalone <{ADDR}>:\n"
+                "\n{QUOTED}\n", charset="koi8-r", transfer="8bit"),
+          "Удачи!"),
+    Shape("outlook-ukrainian-windows-1251", "email_reply_trimmer embedded_email_ukrainian",
+          plain("{MOVE}\nУдачі\n\nВід: Abalone <{ADDR}>\nНадіслано: 27 листопада 2026 р. 12:19\n"
+                "Кому: Fred\nТема: {SUBJECT}\n\n{BOARD}\n", charset="windows-1251"),
+          "Удачі"),
+    # ------------------------------------------------------------ mutt, Thunderbird, Apple
+    Shape("mutt-star-attribution-bottom-post", "mutt/neomutt '* name [date]:' attribution",
+          plain("* Abalone <{ADDR}> [2026-11-27 12:19 +0100]:\n"
+                "> Summary of Abalone Board 1\n>\n> It is fred's turn (o).\n\n{MOVE}\n\n"
+                "Bottom-posted\n\n-- \nFred\n", charset="us-ascii", transfer="7bit",
+                client=(("User-Agent", "NeoMutt/20241002"),)),
+          "Bottom-posted"),
+    Shape("thunderbird-flowed-moz-cite", "discourse fixtures (Thunderbird, format=flowed)",
+          alternative("{MOVE}\nThunderbird umbricht \ndiesen Kommentar.\n\nAm 27.11.26 um 12:19 "
+                      "schrieb Abalone:\n{QUOTED}\n",
+                      '<html><body><p>{MOVE}<br>Thunderbird umbricht diesen Kommentar.</p><div '
+                      'class="moz-cite-'
+                      'prefix">Am 27.11.26 um 12:19 schrieb Abalone:<br></div><blockquote type='
+                      '"cite" cite="mid:x">{HTMLBOARD}</blockquote></body></html>',
+                      transfer="8bit", params="; format=flowed", client=THUNDERBIRD),
+          "Thunderbird umbricht diesen Kommentar."),
+    Shape("apple-mail-flowed-delsp", "Apple Mail (format=flowed; delsp=yes)",
+          plain("{MOVE}\nMerci beaucoup pour la  \npartie\n\n> Le 27 nov. 2026 à 12:19, Abalone "
+                "<{ADDR}> a écrit :\n> \n{QUOTED}\n", params="; format=flowed; delsp=yes",
+                client=APPLE),
+          "Merci beaucoup pour la partie"),
+    Shape("apple-html-only-blockquote-cite", "iOS Mail, HTML only",
+          html('<html><head></head><body dir="auto"><div dir="ltr">{MOVE}</div><div dir="ltr">'
+               'Bonne partie</div><div dir="ltr"><br><blockquote type="cite">Le 27 nov. 2026 à '
+               '12:19, Abalone &lt;{ADDR}&gt; a écrit&nbsp;:<br><br></blockquote></div><blockquote'
+               ' type="cite"><div dir="ltr">{HTMLBOARD}</div></blockquote></body></html>',
+               client=IPHONE),
+          "Bonne partie"),
+    Shape("iphone-japanese-iso-2022-jp", "iPhone Mail (ja)",
+          plain("{MOVE}\nよろしく\n\niPhoneから送信\n\n2026/11/27 12:19、Abalone <{ADDR}>のメール:\n\n"
+                "{QUOTED}\n", charset="iso-2022-jp", transfer="7bit", client=IPHONE),
+          "よろしく"),
+    Shape("iphone-dutch-het-volgende", "iPhone Mail (nl)",
+          plain("{MOVE}\n\nVerstuurd vanaf mijn iPhone\n\nOp 27 nov. 2026 om 12:19 heeft Abalone "
+                "<{ADDR}> het volgende geschreven:\n\n{QUOTED}\n", client=IPHONE),
+          ""),
+    Shape("ipad-move-number", "iPad Mail, the move with #1",
+          plain("{MOVE}#1\n\nSent from my iPad\n\n> On 27 Nov 2026, at 12:19, Abalone <{ADDR}> "
+                "wrote:\n> \n{QUOTED}\n", charset="us-ascii", transfer="7bit", client=IPHONE),
+          ""),
+    Shape("proton-html-only", "Proton Mail web, HTML only",
+          html('<div style="font-family: Arial">{MOVE}</div><div style="font-family: Arial">'
+               'Proton here</div><div class="protonmail_signature_block"><div class="protonmail_'
+               'signature_block-proton">Sent with <a href="https://proton.me/mail/home">Proton '
+               'Mail</a> secure email.</div></div><br><div class="protonmail_quote">On Friday, '
+               'November 27th, 2026 at 12:19, Abalone &lt;{ADDR}&gt; wrote:<br><blockquote class='
+               '"protonmail_quote" type="cite">{HTMLBOARD}</blockquote></div>'),
+          "Proton here"),
+    # ------------------------------------------------------------ banners, signatures, blanks
+    Shape("banner-german-achtung", "Exchange external-sender banner (de)",
+          plain("ACHTUNG: Diese E-Mail stammt von außerhalb der Organisation. Klicken Sie nicht "
+                "auf Links oder öffnen Sie keine Anhänge, es sei denn, Sie kennen den Absender.\n"
+                "\n{MOVE}\nmit Banner\n\nVon: Abalone <{ADDR}>\nGesendet: Freitag, 27. November "
+                "2026 12:19\nAn: Fred\nBetreff: {SUBJECT}\n\n{BOARD}\n", charset="iso-8859-1",
+                subject="AW: {SUBJECT}", client=OUTLOOK),
+          "mit Banner"),
+    Shape("banner-public-label-html", "Microsoft Purview label [Public], text and HTML",
+          alternative("[Public]\n\n{MOVE}\nBanner above\n\nFrom: Abalone <{ADDR}>\nSent: Friday, "
+                      "November 27, 2026 12:19 PM\nTo: Fred\nSubject: {SUBJECT}\n\n{BOARD}\n",
+                      outlook_markup('</p><p style="font-family:Calibri;font-size:10pt;color:'
+                                     '#008000;margin:5pt" align="Left">[Public]<br></p><p '
+                                     'class="MsoNormal">{MOVE}<br>Banner above',
+                                     "<b>From:</b> Abalone &lt;{ADDR}&gt;<br><b>Sent:</b> Friday"),
+                      client=OUTLOOK),
+          "Banner above"),
+    Shape("signature-dash-space-qp", "talon tests/fixtures, '-- ' as --=20 in QP",
+          plain("{MOVE}\nSee you\n-- \nFred Flintstone\nBedrock Quarry & Gravel\n\nOn Fri, Nov 27,"
+                " 2026 at 12:19 PM Abalone <{ADDR}> wrote:\n{QUOTED}\n"),
+          "See you"),
+    Shape("signature-dashes-without-blank", "crisp-oss sig_no_empty_line",
+          plain("{MOVE}\nbye\n--\nFred\n+1 555 0123\n\n{QUOTED}\n", charset="us-ascii",
+                transfer="7bit"),
+          "bye"),
+    Shape("no-break-and-zero-width-plain", "pasted move with U+00A0 and U+200B around it",
+          plain("\u00a0{MOVE}\u200b\n\u200bNo\u00a0break\u00a0here\n\nOn Fri, Nov 27, 2026 at "
+                "12:19 PM Abalone <{ADDR}> wrote:\n\n{QUOTED}\n"),
+          "No break here"),
+    Shape("no-break-and-zero-width-html", "Outlook on the web, &nbsp; and &#8203;",
+          html('<div class="elementToProof">&nbsp;{MOVE}&#8203;</div><div>&nbsp;</div><div '
+               'class="elementToProof">&#8203;Zero&nbsp;width</div><div id="appendonsend"></div>'
+               '<hr tabindex="-1"><div id="divRplyFwdMsg"><b>From:</b> Abalone &lt;{ADDR}&gt;'
+               '<br><b>Sent:</b> Friday<br><b>To:</b> Fred<br><b>Subject:</b> {SUBJECT}</div>'
+               '{HTMLBOARD}'),
+          "Zero width"),
+    Shape("html-bold-upper-case-move", "Outlook desktop, the move in bold capitals",
+          html(outlook_markup("<b>A1 - C3, D4</b>", "<b>From:</b> Abalone &lt;{ADDR}&gt;<br><b>"
+                              "Sent:</b> Friday<br><b>To:</b> Fred<br><b>Subject:</b> {SUBJECT}"),
+               client=OUTLOOK),
+          "", move="a1-c3,d4"),
+]
+
+
+@pytest.fixture(scope="module")
+def harness(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Harness]:
+    folder: Path = tmp_path_factory.mktemp("client-mails")
+    # A game a case, all started by fred against wilma: more than a day's challenges.
+    made = make_harness(f"sqlite:///{folder / 'abalone.sqlite3'}", folder,
+                        challenges_per_sender_daily=len(SHAPES) + 1,
+                        challenges_per_player_daily=len(SHAPES) + 1)
+    made.signup("fred", "fred-pw", FRED)
+    made.signup("wilma", "wilma-pw", WILMA)
+    yield made
+    made.database.dispose()
+
+
+def _board_mail(harness: Harness) -> BoardMail:
+    fred_mail = harness.challenge("fred", "wilma")["fred"]
+    markup = fred_mail.html
+    assert markup is not None and fred_mail.reply_to is not None
+    body = re.search(r"<body[^>]*>(.*)</body>", markup, re.DOTALL)
+    assert body is not None
+    return BoardMail(int(fred_mail.subject.split()[3]), parseaddr(fred_mail.reply_to)[1],
+                     fred_mail.subject, str(fred_mail.message["Message-ID"]), fred_mail.body,
+                     body.group(1))
+
+
+def _ply(harness: Harness, board: int) -> int:
+    with harness.database.read() as session:
+        return int(session.scalars(select(Game.ply).where(Game.number == board)).one())
+
+
+def _shown_comment(mail: Sent) -> str:
+    """The comment in a board mail ("" when it carries none)."""
+    parts = mail.body.replace("\r\n", "\n").split("fred writes:\n", 1)
+    if len(parts) == 1:
+        return ""
+    return parts[1].split("\n" + "*" * 72, 1)[0]
+
+
+def test_the_table_is_large_and_its_names_unique() -> None:
+    assert len(SHAPES) >= 40
+    assert len({shape.name for shape in SHAPES}) == len(SHAPES)
+
+
+@pytest.mark.parametrize("shape", SHAPES, ids=[shape.name for shape in SHAPES])
+def test_a_client_mail_plays_the_move_and_shows_the_comment(harness: Harness,
+                                                            shape: Shape) -> None:
+    board_mail = _board_mail(harness)
+    sent = harness.deliver(FRED, board_mail.address, shape.build(board_mail))
+    to_wilma = [mail for mail in sent if mail.to == WILMA]
+    assert _ply(harness, board_mail.board) == 1, [(m.to, m.subject, m.body[:600]) for m in sent]
+    assert len(to_wilma) == 1 and to_wilma[0].subject.startswith(
+        f"Abalone Board {board_mail.board} wilma"), [(m.to, m.subject) for m in sent]
+    played = re.search(r"^ *1\. (\S+)", to_wilma[0].body, re.MULTILINE)
+    assert played is not None and played.group(1) == shape.move
+    assert _shown_comment(to_wilma[0]) == shape.comment
+    assert to_wilma[0].subject.endswith("**") == bool(shape.comment)
