@@ -18,7 +18,8 @@ attributions, header blocks).  Each line is one of:
   text goes on after them (bottom- and inline-posting);
 - **an addition of the mail program**: a client line ("Sent from my iPhone", "Gesendet
   von Outlook für Android", "Diese Nachricht wurde von meinem Android-Gerät mit K-9 Mail
-  gesendet.") wherever it stands, or a company's classification banner ("[EXTERNAL]",
+  gesendet.") wherever it stands, the text part's placeholder of an inline image
+  ("[image: logo.png]", "[cid:image001.png@01DB...]"), or a company's classification banner ("[EXTERNAL]",
   "[AMD Official Use Only - General]", "Classification: Internal", a "CAUTION: This
   email originated from outside ..." paragraph): dropped;
 - **the player's text**: everything else.
@@ -101,6 +102,9 @@ _VERB_RE = _any_of(vocabulary.ATTRIBUTION_VERBS)
 _VERB_COLON_RE = re.compile(f"(?:{_VERB_RE.pattern})\\s*[:：]")
 _BANNER_WORD_RE = _any_of(vocabulary.BANNER_WORDS)
 _BANNER_MARK_RE = _any_of(vocabulary.BANNER_MARKS)
+_IMAGE_PLACEHOLDERS_RE = re.compile(
+    "(?:\\[(?:" + "|".join(map(re.escape, vocabulary.IMAGE_PLACEHOLDER_WORDS))
+    + ")\\s*:[^\\[\\]\n]{0,200}\\]\\s*)+")
 _CLIENT_ENDINGS = tuple(ending.rstrip(".") for ending in vocabulary.CLIENT_LINE_ENDINGS)
 
 
@@ -165,6 +169,12 @@ def is_client_line(stripped: str) -> bool:
     if len(lower) <= 100 and "outlook" in lower and ("ios" in lower or "android" in lower):
         return True
     return len(lower) <= 80 and ("yahoo mail" in lower or "aol app" in lower)
+
+
+def is_image_placeholder(stripped: str) -> bool:
+    """A line of nothing but placeholders of inline images ("[image: logo.png]")."""
+    return (len(stripped) <= _SHORT and stripped.startswith("[")
+            and _IMAGE_PLACEHOLDERS_RE.fullmatch(stripped.lower()) is not None)
 
 
 def banner_kind(stripped: str) -> str | None:
@@ -444,7 +454,7 @@ class _Reader:
             kind = banner_kind(line)
             if kind == "paragraph":
                 in_banner = True
-            if kind is not None or is_client_line(line):
+            if kind is not None or is_client_line(line) or is_image_placeholder(line):
                 index += 1
                 continue
             if in_banner and not _command_shaped(line):

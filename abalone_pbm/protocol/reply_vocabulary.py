@@ -147,6 +147,15 @@ CLIENT_LINE_ENDINGS: tuple[str, ...] = (
     "gönderildi.", "verzonden", "verstuurd", "lähetetty", "odesláno",
 )
 
+#: What a mail program writes in the text part where the HTML part shows an image
+#: ("[image: logo.png]" in Gmail, "[cid:image001.png@01DB...]" in Outlook), any language:
+#: a line of nothing but such placeholders is the mail program's, not the player's.
+IMAGE_PLACEHOLDER_WORDS: tuple[str, ...] = (
+    "image", "cid", "bild", "imagen", "immagine", "imagem", "afbeelding", "obraz",
+    "obrázek", "kuva", "billede", "resim", "kép", "изображение", "зображення", "画像",
+    "图片", "圖片", "이미지", "εικόνα",
+)
+
 #: Whole lines a corporate mail system puts above or under a text (lower case).
 BANNER_WORDS: tuple[str, ...] = (
     "official use only", "internal", "confidential", "external", "extern", "externe",

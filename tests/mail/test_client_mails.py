@@ -26,13 +26,13 @@ import pytest
 from sqlalchemy import select
 
 from abalone_pbm.db.models import Game
-from tests.e2e.scripted import scripted_game
 from tests.service.harness import Harness, Sent, make_harness
 
 from client_mail_parts import Part, multipart, text_part, whole_mail  # noqa: E402 (tests/mail on the path, as conftest puts it)
 
 FRED, WILMA = "fred@example.org", "wilma@example.org"
-MOVE = scripted_game()[0]  # fred's first move of the scripted game
+#: fred's first move in the standard layout (a legal one: the game takes it, ply 1).
+MOVE = "a1-c3,d4"
 
 
 @dataclass(frozen=True)
@@ -452,6 +452,70 @@ SHAPES: list[Shape] = [
                client=OUTLOOK),
           "", move="a1-c3,d4"),
 ]
+
+
+EXTRA: list[Shape] = [
+    Shape("outlook-inline-image-signature", "talon tests/fixtures (Outlook, cid image)",
+          plain("{MOVE}\nWith a logo\n\nFred Flintstone\n[cid:image001.png@01DB4053.5A7B2C10]\n\n"
+                "From: Abalone <{ADDR}>\nSent: Friday, November 27, 2026 12:19 PM\nTo: Fred\n"
+                "Subject: {SUBJECT}\n\n{BOARD}\n", client=OUTLOOK),
+          "With a logo\n\nFred Flintstone"),
+    Shape("gmail-image-signature", "Gmail, an image in the signature",
+          plain("{MOVE}\nLogo below\n\n[image: Bedrock Quarry logo]\n\nOn Fri, Nov 27, 2026 at "
+                "12:19 PM Abalone <{ADDR}> wrote:\n\n{QUOTED}\n"),
+          "Logo below"),
+    Shape("gmail-html-signature-div", "Gmail HTML only, gmail_signature",
+          html(gmail_markup('{MOVE}<div>Signed below</div><br><span class="gmail_signature_prefix">'
+                            '-- </span><br><div dir="ltr" class="gmail_signature">Fred Flintstone'
+                            '<br>Bedrock</div>')),
+          "Signed below"),
+    Shape("outlook-web-signature-div", "Outlook on the web HTML only, id=Signature",
+          html('<div class="elementToProof">{MOVE}</div><div class="elementToProof">Signed'
+               '</div><div id="Signature"><p>Fred Flintstone</p><p>Bedrock Quarry</p></div>'
+               '<div id="appendonsend"></div><hr tabindex="-1"><div id="divRplyFwdMsg"><b>From:'
+               '</b> Abalone &lt;{ADDR}&gt;<br><b>Sent:</b> Friday</div>{HTMLBOARD}'),
+          "Signed"),
+    Shape("outlook-msonormal-html-only", "Outlook desktop HTML only, o:p and &nbsp; lines",
+          html('<html xmlns:o="urn:schemas-microsoft-com:office:office"><body><div class='
+               '"WordSection1"><p class="MsoNormal">{MOVE}<o:p></o:p></p><p class="MsoNormal">'
+               '<o:p>&nbsp;</o:p></p><p class="MsoNormal">Word wrote this<o:p></o:p></p><p '
+               'class="MsoNormal"><o:p>&nbsp;</o:p></p><div style="border:none;border-top:solid '
+               '#E1E1E1 1.0pt"><p class="MsoNormal"><b>From:</b> Abalone &lt;{ADDR}&gt; <br><b>'
+               'Sent:</b> Friday, November 27, 2026 12:19 PM<br><b>To:</b> Fred<br><b>Subject:'
+               '</b> {SUBJECT}<o:p></o:p></p></div>{HTMLBOARD}</div></body></html>',
+               client=OUTLOOK),
+          "Word wrote this"),
+    Shape("outlook-caution-table-html", "Exchange banner as a table, HTML only",
+          html('<table style="border:1px solid #9C6500;background:#FFEB9C"><tr><td><b>CAUTION:'
+               '</b> This email originated from outside of the organization. Do not click links '
+               'or open attachments unless you recognize the sender.</td></tr></table><div>'
+               '{MOVE}</div><div>Behind a banner</div><hr><div id="divRplyFwdMsg"><b>From:</b> '
+               'Abalone &lt;{ADDR}&gt;<br><b>Sent:</b> Friday</div>{HTMLBOARD}'),
+          "Behind a banner"),
+    Shape("subject-move-with-comment", "the move in the Subject, a comment in the body",
+          plain("Your turn now\n\nOn Fri, Nov 27, 2026 at 12:19 PM Abalone <{ADDR}> wrote:\n\n"
+                "{QUOTED}\n", subject="Re: {SUBJECT} {MOVE}"),
+          "Your turn now"),
+    Shape("french-outlook-nbsp-colons", "Outlook fr (no-break space before the colons)",
+          plain("{MOVE}\nÀ toi\n\nDe\u00a0: Abalone <{ADDR}>\nEnvoyé\u00a0: vendredi 27 "
+                "novembre 2026 12:19\nÀ\u00a0: Fred\nObjet\u00a0: {SUBJECT}\n\n{BOARD}\n",
+                charset="windows-1252", subject="RE : {SUBJECT}", client=OUTLOOK),
+          "À toi"),
+    Shape("qp-soft-break-inside-move", "Outlook QP, a soft line break inside the move",
+          lambda mail: whole_mail(
+              _headers(mail, "RE: {SUBJECT}", OUTLOOK, "utf-8"),
+              Part(('Content-Type: text/plain; charset="utf-8"',
+                    "Content-Transfer-Encoding: quoted-printable"),
+                   mail.fill("a1-c3,=\r\nd4\r\nSoft=20break\r\n\r\nFrom: Abalone <{ADDR}>\r\n"
+                             "Sent: Friday\r\nTo: Fred\r\nSubject: {SUBJECT}\r\n\r\n")
+                   .encode("ascii"))),
+          "Soft break"),
+    Shape("zero-width-joiner-inside-move", "a pasted move with U+200D and U+2060 in it",
+          plain("a1\u200d-c3,\u2060d4\n\nOn Fri, Nov 27, 2026 at 12:19 PM Abalone <{ADDR}> "
+                "wrote:\n{QUOTED}\n", transfer="base64"),
+          ""),
+]
+SHAPES += EXTRA
 
 
 @pytest.fixture(scope="module")
