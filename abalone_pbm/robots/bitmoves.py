@@ -17,7 +17,7 @@ block like marbles that cannot be pushed.  ``enemy`` is what may be pushed.
 
 from __future__ import annotations
 
-from typing import Final
+from typing import Callable, Final
 
 from abalone_pbm.rules.geometry import BOARD_MASK, GRID_MASK, OFFSETS
 from abalone_pbm.rules.movegen import BELOW, OFF_BOARD_LANES, SPREAD, TABLES, lane_masks
@@ -98,6 +98,68 @@ def children(me: int, op: int, blockers: int = 0) -> list[Child]:
                 append((what, diff, me ^ diff, op ^ op_diff))
                 bits &= below[n]
     return out
+
+
+def ordered_children(
+    me: int, op: int, skip: int, killer1: int, killer2: int,
+    history_of: Callable[[int], int], quiet: bool = True,
+) -> list[Child]:
+    """The moves of :func:`children` (no blockers) in the two-player search's order,
+    without the move whose diff is ``skip`` (searched already): ejections, pushes, the
+    quiet moves whose diff is a killer, then the other quiet moves by ``history_of``
+    (a C-level lookup that answers 0 for a diff it does not know), highest first.
+    Within each group the moves keep the order of :func:`children` (the sort is
+    stable), so this is the order of sorting :func:`children` by those scores.  The
+    quiet moves are kept as diffs until sorted: a tuple per child only at the end.
+    With ``quiet`` False only the ejections and pushes are listed."""
+    ejects: list[Child] = []
+    pushes: list[Child] = []
+    diffs: list[int] = []
+    below = _BELOW_LENGTH
+    for bits, kind in lane_masks(me, op):
+        steps = _QUIET_BY_LENGTH[kind]
+        if steps is not None:
+            if quiet:
+                add = diffs.append
+                while bits:
+                    n = bits.bit_length()
+                    add(steps[n])
+                    bits &= below[n]
+            continue
+        table = _BY_LENGTH[kind]
+        while bits:
+            n = bits.bit_length()
+            what, diff, op_diff = table[n]
+            if what == EJECT:
+                ejects.append((EJECT, diff, me ^ diff, op ^ op_diff))
+            elif what == PUSH:
+                pushes.append((PUSH, diff, me ^ diff, op ^ op_diff))
+            else:
+                diffs.append(diff)
+            bits &= below[n]
+    if skip:
+        if skip in diffs:
+            diffs.remove(skip)
+        else:
+            ejects = [kid for kid in ejects if kid[1] != skip]
+            pushes = [kid for kid in pushes if kid[1] != skip]
+    if ejects:
+        ejects += pushes
+    else:
+        ejects = pushes
+    if not diffs:
+        return ejects
+    # Killers in the order they are generated in (both score the same).
+    if killer1 in diffs or killer2 in diffs:
+        firsts = [diff for diff in diffs if diff == killer1 or diff == killer2]
+        for diff in firsts:
+            diffs.remove(diff)
+        diffs = firsts + sorted(diffs, key=history_of, reverse=True)
+        # The killers are not sorted by history: they stay first, in their order.
+    else:
+        diffs.sort(key=history_of, reverse=True)
+    ejects += [(QUIET, diff, me ^ diff, op) for diff in diffs]
+    return ejects
 
 
 def tactical_children(me: int, op: int, edge: int) -> list[Child]:

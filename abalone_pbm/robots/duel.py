@@ -31,10 +31,12 @@
 from __future__ import annotations
 
 import time
+from collections import defaultdict
+from itertools import chain
 from operator import itemgetter
 from typing import Final, Iterator
 
-from .bitmoves import EJECT, PUSH, Child, children, tactical_children
+from .bitmoves import EJECT, QUIET, Child, children, ordered_children, tactical_children
 from .endgame import evaluation
 from .features import EDGE, threatened_marbles
 
@@ -69,11 +71,8 @@ STATIC_MARGIN = 300
 NULL_MIN_DEPTH = 3
 NULL_REDUCTION = 2
 
-_ORDER_TT = 1 << 40
-_ORDER_EJECT = 1 << 36
-_ORDER_PUSH = 1 << 34
-_ORDER_KILLER = 1 << 32
 _first = itemgetter(0)
+_batches = chain.from_iterable
 
 
 class Timeout(Exception):
@@ -89,7 +88,10 @@ class DuelTables:
         #: off follow from the marbles left within one game, so they are not in the key.
         self.table: dict[tuple[int, int], tuple[int, int, int, Child | None, int]] = {}
         self.killers: list[list[int]] = [[0, 0] for _ in range(MAX_PLY + 2)]
-        self.history: dict[int, int] = {}
+        #: Cutoffs by quiet move (diff), weighted by depth.  A defaultdict: its lookup
+        #: of an unknown diff (0) is C code, the key of the quiet moves' sort; the diffs
+        #: it learns are the board's moves, a bounded set.
+        self.history: defaultdict[int, int] = defaultdict(int)
         self.generation = 0
         #: Positions (me, op) the side to move already had in this game.
         self.seen: set[tuple[int, int]] = set()
@@ -99,7 +101,8 @@ class DuelTables:
         for pair in self.killers:
             pair[0] = pair[1] = 0
         # History fades so that the last searches count most.
-        self.history = {k: v >> 2 for k, v in self.history.items() if v >= 4}
+        self.history = defaultdict(
+            int, {k: v >> 2 for k, v in self.history.items() if v >= 4})
         if len(self.table) >= TABLE_LIMIT * 3 // 4:
             keep = self.generation - 1
             self.table = {k: e for k, e in self.table.items() if e[4] >= keep}
@@ -278,9 +281,9 @@ class DuelSearch:
         try:
             if frontier:
                 quiesce = self.quiesce
-                for score, kid in self._moves(me, op, ply, tt_kid):
+                for kid in _batches(self._moves(me, op, tt_kid, k1, k2, not prune_quiet)):
                     kind, diff, nme, nop = kid
-                    if kind == 0 and prune_quiet:
+                    if kind == QUIET and prune_quiet:
                         continue
                     gained = mine + 1 if kind == EJECT else mine
                     value = -quiesce(nop, nme, theirs, gained, -beta, -alpha, next_ply, 0)
@@ -290,16 +293,17 @@ class DuelSearch:
                         if value > alpha:
                             alpha = value
                             if alpha >= beta:
-                                if score < _ORDER_PUSH:
+                                # A quiet move other than the table's: killer, history.
+                                if kind == QUIET and kid is not tt_kid:
                                     if k1 != diff:
                                         killers[1] = k1
                                         killers[0] = diff
-                                    history[diff] = history.get(diff, 0) + 1
+                                    history[diff] += 1
                                 break
             else:
                 search = self.search
                 next_depth = depth - 1
-                for i, (score, kid) in enumerate(self._moves(me, op, ply, tt_kid)):
+                for i, kid in enumerate(_batches(self._moves(me, op, tt_kid, k1, k2, True))):
                     kind, diff, nme, nop = kid
                     gained = mine + 1 if kind == EJECT else mine
                     if i == 0:
@@ -308,7 +312,9 @@ class DuelSearch:
                         )
                     else:
                         reduce = 0
-                        if depth >= 3 and i >= 4 and score < _ORDER_KILLER and self.reductions:
+                        # Late quiet moves (past the table's, not killers) are reduced.
+                        if (depth >= 3 and i >= 4 and kind == QUIET and diff != k1
+                                and diff != k2 and self.reductions):
                             reduce = 2 if (i >= 12 and depth >= 5) else 1
                         value = -search(
                             nop, nme, theirs, gained, next_depth - reduce, -alpha - 1, -alpha,
@@ -329,11 +335,11 @@ class DuelSearch:
                         if value > alpha:
                             alpha = value
                             if alpha >= beta:
-                                if score < _ORDER_PUSH:
+                                if kind == QUIET and kid is not tt_kid:
                                     if k1 != diff:
                                         killers[1] = k1
                                         killers[0] = diff
-                                    history[diff] = history.get(diff, 0) + depth * depth
+                                    history[diff] += depth * depth
                                 break
         finally:
             repeated.discard(position)
@@ -358,32 +364,19 @@ class DuelSearch:
         return best
 
     def _moves(
-        self, me: int, op: int, ply: int, tt_kid: Child | None
-    ) -> Iterator[tuple[int, Child]]:
-        """The moves in search order: the table's move before any other is generated
-        (often it is all a node needs), then ejections, pushes, killers, history."""
-        tt_diff = 0
-        if tt_kid is not None:
-            yield _ORDER_TT, tt_kid
-            tt_diff = tt_kid[1]
-        k1, k2 = self.killers[ply]
-        history = self.history
-        ordered = []
-        for kid in children(me, op):
-            kind, diff = kid[0], kid[1]
-            if diff == tt_diff:
-                continue
-            if kind == EJECT:
-                score = _ORDER_EJECT
-            elif kind == PUSH:
-                score = _ORDER_PUSH
-            elif diff == k1 or diff == k2:
-                score = _ORDER_KILLER
-            else:
-                score = history.get(diff, 0)
-            ordered.append((score, kid))
-        ordered.sort(key=_first, reverse=True)
-        yield from ordered
+        self, me: int, op: int, tt_kid: Child | None, killer1: int, killer2: int, quiet: bool
+    ) -> Iterator[list[Child]]:
+        """The moves in search order, in batches: the table's move before any other is
+        generated (often it is all a node needs), then the others: ejections, pushes,
+        killers, history (:func:`ordered_children`; only ejections and pushes when not
+        ``quiet``).  The killers are the node's: only a node at the same ply changes
+        them, and none runs while this one does."""
+        if tt_kid is None:
+            yield ordered_children(me, op, 0, killer1, killer2, self.history.__getitem__, quiet)
+            return
+        yield [tt_kid]
+        yield ordered_children(
+            me, op, tt_kid[1], killer1, killer2, self.history.__getitem__, quiet)
 
     def quiesce(
         self, me: int, op: int, mine: int, theirs: int, alpha: int, beta: int, ply: int,

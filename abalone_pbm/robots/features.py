@@ -467,65 +467,63 @@ def _contacts(me: int, op: int) -> tuple[int, int, int]:
     return hit_op, hit_me, exposed
 
 
+#: Where the other side's bitboard goes in the packed pair of :func:`_contacts_and_pushes`:
+#: far enough above the grid that no shift of its steps (three at most, 36 bits) carries
+#: a marble of one side into the other's range.
+_PACK: Final = 160
+_LOW: Final = (1 << _PACK) - 1
+_GRID_PAIR: Final = GRID_MASK | GRID_MASK << _PACK
+#: :data:`_AXIS_STEPS` with the edge cells in both halves of a packed pair.
+_PAIR_STEPS: Final = tuple((o, o2, o3, out | out << _PACK) for o, o2, o3, out in _AXIS_STEPS)
+
+
 def _contacts_and_pushes(me: int, op: int) -> tuple[int, int, int, int, int]:
-    """:func:`_contacts` and :func:`pushable` both ways (``me`` pushing ``op``, then
-    ``op`` pushing ``me``) in one pass over the three axes: both read the same
-    bitboards shifted one and two steps each way along an axis."""
-    hit_op = hit_me = exposed = 0
-    deep_op = deep_me = 0
-    op_pushed = me_pushed = 0
-    free = GRID_MASK & ~(me | op)
-    for o, o2, o3, out in _AXIS_STEPS:
-        me_up, me_down, me_up2, me_down2 = me << o, me >> o, me << o2, me >> o2
-        op_up, op_down, op_up2, op_down2 = op << o, op >> o, op << o2, op >> o2
-        # The contacts (see _contacts): shifted both ways, one test per axis.
-        op_out = op & out
-        me_out = me & out
-        near_me = me_up | me_down
-        near_op = op_up | op_down
-        far_me = me_up2 | me_down2
-        far_op = op_up2 | op_down2
-        behind = op_out & near_me
+    """:func:`_contacts` and :func:`pushable` both ways: (the marbles of ``op`` that
+    ``me`` could push off now, those of ``me`` that ``op`` could, the ``exposed``
+    feature, the marbles of ``op`` that ``me`` could push, those of ``me`` that ``op``
+    could).
+
+    Both sides at once: ``pushers`` holds ``me`` low and ``op`` above :data:`_PACK`,
+    ``pushed`` the other way round, so each shift and test serves both sides (half
+    the operations of two passes; Python's cost is per operation more than per bit).
+    A push is the first marble pushed with two pushers behind it, and a third behind
+    those with a second marble in front; it ejects when the marble in front stands on
+    the edge that way (an edge cell's neighbour behind it is on the board, so an
+    axis's edge cells serve both directions).
+    """
+    pushers = me | op << _PACK
+    pushed_side = op | me << _PACK
+    free = _GRID_PAIR & ~(pushers | pushed_side)
+    hit = pushed = 0
+    exposed_all = exposed_high = 0
+    for o, o2, o3, out in _PAIR_STEPS:
+        up = pushers << o
+        down = pushers >> o
+        # Exposed: an edge marble with a pusher right behind it (the way out is free).
+        behind = pushed_side & out & (up | down)
         if behind:
-            exposed += behind.bit_count()
-            hit_op |= behind & far_me
-        behind = me_out & near_op
-        if behind:
-            exposed -= behind.bit_count()
-            hit_me |= behind & far_op
-        deep_op |= op_out & near_op & far_me
-        deep_me |= me_out & near_me & far_op
-        # The pushes (see pushable): two pushers behind the first marble pushed, each
-        # way; three behind it for a second marble in front of it.
-        first = op & me_up & me_up2  # me pushes towards +o
+            exposed_all += behind.bit_count()
+            exposed_high += (behind >> _PACK).bit_count()
+        first = pushed_side & up & (pushers << o2)  # pushed towards +o
         if first:
-            op_pushed |= first & (free >> o)
-            three = first & (me << o3) & op_down
+            pushed |= first & (free >> o)
+            hit |= first & out
+            three = first & (pushers << o3) & (pushed_side >> o)
             if three:
-                op_pushed |= three & (free >> o2)
-        first = op & me_down & me_down2  # me pushes towards -o
+                pushed |= three & (free >> o2)
+                hit |= (three << o) & out
+        first = pushed_side & down & (pushers >> o2)  # pushed towards -o
         if first:
-            op_pushed |= first & (free << o)
-            three = first & (me >> o3) & op_up
+            pushed |= first & (free << o)
+            hit |= first & out
+            three = first & (pushers >> o3) & (pushed_side << o)
             if three:
-                op_pushed |= three & (free << o2)
-        first = me & op_up & op_up2  # op pushes towards +o
-        if first:
-            me_pushed |= first & (free >> o)
-            three = first & (op << o3) & me_down
-            if three:
-                me_pushed |= three & (free >> o2)
-        first = me & op_down & op_down2  # op pushes towards -o
-        if first:
-            me_pushed |= first & (free << o)
-            three = first & (op >> o3) & me_up
-            if three:
-                me_pushed |= three & (free << o2)
-    if deep_op:
-        hit_op |= _three_push_two(me, op)
-    if deep_me:
-        hit_me |= _three_push_two(op, me)
-    return hit_op, hit_me, exposed, op_pushed, me_pushed
+                pushed |= three & (free << o2)
+                hit |= (three >> o) & out
+    return (
+        hit & _LOW, hit >> _PACK, exposed_all - 2 * exposed_high,
+        pushed & _LOW, pushed >> _PACK,
+    )
 
 
 def _three_push_two(pusher: int, enemy: int) -> int:
