@@ -38,7 +38,7 @@ from typing import Final, Iterator
 
 from .bitmoves import EJECT, QUIET, Child, children, ordered_children, tactical_children
 from .endgame import evaluation
-from .features import EDGE, threatened_marbles
+from .features import EDGE, threatens
 
 WIN: Final = 1_000_000
 #: Any value beyond this is a forced result (win or loss by the target).
@@ -234,7 +234,7 @@ class DuelSearch:
                         return e_value
                 elif e_value <= alpha:
                     return e_value
-        if mine + 1 >= self.target and threatened_marbles(me, op):
+        if mine + 1 >= self.target and threatens(me, op):
             return WIN - ply - 1
         killers = self.killers[ply]
         k1, k2 = killers
@@ -440,7 +440,7 @@ class DuelSearch:
         have = {kid[1] for kid in tactical}
         return [
             kid for kid in children(me, op)
-            if kid[1] not in have and threatened_marbles(kid[2], kid[3])
+            if kid[1] not in have and threatens(kid[2], kid[3])
         ]
 
     def _limit_value(self, mine: int, theirs: int, ply: int) -> int:

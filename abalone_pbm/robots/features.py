@@ -146,6 +146,38 @@ def threatened_marbles(pusher: int, enemy: int) -> int:
     return threatened(pusher, enemy, victims) if victims else 0
 
 
+#: Per axis: (one to four steps along it, the cells whose neighbour one way or the other
+#: along it is off the board).
+_THREAT_STEPS: Final = tuple((o, o2, o3, 4 * o, out) for o, o2, o3, out in _AXIS_STEPS)
+
+
+def threatens(pusher: int, enemy: int) -> bool:
+    """Whether ``pusher`` could push a marble of ``enemy`` off now
+    (:func:`threatened_marbles` is not empty), answered at the first line found.
+
+    An edge cell's neighbour is off the board one way along an axis only (the lines
+    are five cells long at least), so the lines behind it are read both ways at once
+    (the marbles shifted the other way find nothing there)."""
+    victims = enemy & EDGE
+    if not victims:
+        return False
+    for o, o2, o3, o4, out in _THREAT_STEPS:
+        edge = victims & out
+        if edge:
+            up2 = pusher << o2
+            down2 = pusher >> o2
+            # Two on one: pushers one and two steps behind the victim.
+            if edge & ((pusher << o) & up2 | (pusher >> o) & down2):
+                return True
+            # Three on two: the victim's partner behind it, three pushers behind that.
+            if edge & (
+                (enemy << o) & up2 & (pusher << o3) & (pusher << o4)
+                | (enemy >> o) & down2 & (pusher >> o3) & (pusher >> o4)
+            ):
+                return True
+    return False
+
+
 def _exposed(mine: int, other: int) -> int:
     count = 0
     for o, edge in _OUT:

@@ -308,6 +308,7 @@ def test_threat_and_push_masks_are_the_definitions() -> None:
     for me, op, _, _ in POSITIONS:
         for a, b in ((me, op), (op, me)):
             assert features.threatened_marbles(a, b) == threatened_cells(a, b, b)
+            assert features.threatens(a, b) == bool(threatened_cells(a, b, b))
             assert features.pushable(a, b) == pushable_cells(a, b)
             assert features.pushable(a, b).bit_count() == bin(pushable_cells(a, b)).count("1")
 
@@ -485,6 +486,8 @@ def test_contact_terms_at_every_edge_cell_and_way_out() -> None:
         # The pass that counts the pushes too gives the same contacts, and the pushes.
         assert features._contacts_and_pushes(me, op) == (
             *features._contacts(me, op), pushable_cells(me, op), pushable_cells(op, me))
+        for a, b in ((me, op), (op, me)):
+            assert features.threatens(a, b) == bool(threatened_cells(a, b, b))
         for mine, theirs in ((0, 0), (2, 3)):
             for a, b in ((me, op), (op, me)):
                 assert features.evaluation(a, b, mine, theirs) == slow_evaluation(a, b, mine, theirs)

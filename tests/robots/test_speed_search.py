@@ -1,0 +1,136 @@
+"""The two-player search made faster finds what it found before: boulder's move, value
+and node count at a fixed depth, pinned on positions of every kind the search treats
+apart (openings, middle games, marbles pushed off, a side a marble from the target, the
+move limit near), each searched for two moves in a row (the tables a robot keeps
+between moves carry over).
+
+The figures were produced by the search before its speed work (commit ffd8c95), with
+the evaluation's weights set here (so a change of a default weight elsewhere does not
+move them).  A change of the search or of the evaluation's terms that is meant to
+change results needs new figures: ``PYTHONPATH=. python tests/robots/test_speed_search.py``
+prints them.  A change made for speed alone must leave them as they are.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from abalone_pbm.robots import BoulderRobot, endgame, features
+from abalone_pbm.rules import Board, Rules
+
+DEPTH = 4
+
+#: The weights of the evaluation the figures were made with.
+WEIGHTS = {
+    "MATERIAL": 1000, "PROGRESS": 29, "CENTRE": 96, "COHESION": 37, "LINES": 48, "EDGE": -2,
+    "THREAT_NOW": 101, "THREATS": 331, "THREATENED": 97, "EXPOSED": 110, "LEAD_THREATS": 87,
+}
+PRESSURE, PUSHES = 30, 30
+CONTACT_PUSHES, LEAD_CENTRE, CORE = 100, 20, 0
+
+
+@contextmanager
+def pinned_weights() -> Iterator[None]:
+    saved = (features.current_weights(), features.PRESSURE, features.PUSHES,
+             endgame.CONTACT_PUSHES, endgame.LEAD_CENTRE, endgame.CORE)
+    features.set_weights(WEIGHTS)
+    features.set_pressure(PRESSURE, PUSHES)
+    endgame.set_endgame(CONTACT_PUSHES, LEAD_CENTRE, CORE)
+    try:
+        yield
+    finally:
+        features.set_weights(saved[0])
+        features.set_pressure(saved[1], saved[2])
+        endgame.set_endgame(saved[3], saved[4], saved[5])
+
+
+def ejecting(board: Board) -> list:
+    seat = board.turn
+    before = board.ejected(seat)
+    out = []
+    for move in sorted(board.generate_legal_moves(), key=str):
+        board.push(move)
+        if board.ejected(seat) > before and board.outcome() is None:
+            out.append(move)
+        board.pop()
+    return out
+
+
+def positions() -> list[tuple[str, Board]]:
+    """Random play (moves in notation order, so the positions do not depend on the
+    order the generator lists them in), ejecting when it can with the share given."""
+    settings = [
+        # (layout, rules, plies, share of ejections taken)
+        ("standard", Rules(), 4, 0.0),
+        ("belgian-daisy", Rules(), 20, 0.0),
+        ("standard", Rules(), 40, 0.8),
+        ("belgian-daisy", Rules(), 60, 0.8),
+        ("standard", Rules(target=3), 35, 0.9),  # a side a marble from the target
+        ("belgian-daisy", Rules(target=2), 30, 0.9),
+        ("standard", Rules(movelimit=44), 40, 0.6),  # the move limit a few plies on
+        ("belgian-daisy", Rules(movelimit=60), 25, 0.3),
+    ]
+    rng = random.Random(2024)
+    out = []
+    for layout, rules, plies, share in settings:
+        board = Board.from_layout(layout, rules)
+        for _ in range(plies):
+            moves = sorted(board.generate_legal_moves(), key=str)
+            wins = ejecting(board)
+            move = wins[0] if wins and rng.random() < share else rng.choice(moves)
+            board.push(move)
+            if board.outcome() is not None:
+                board.pop()
+                break
+        name = f"{layout} {rules.target} {rules.movelimit} +{board.ply}"
+        out.append((name, Board(board.position(), board.rules)))
+    return out
+
+
+def search_figures() -> list[tuple[str, str, int | None, int]]:
+    """(position, move, value, nodes) of two moves of one robot from each position."""
+    out = []
+    with pinned_weights():
+        for name, board in positions():
+            robot = BoulderRobot()
+            for turn in ("first", "second"):
+                if board.outcome() is not None:
+                    break
+                move = robot.choose_move(board, 60.0, rng_seed=3, max_depth=DEPTH)
+                info = robot.last_info
+                assert info is not None
+                out.append((f"{name} {turn}", str(move), info.value, info.nodes))
+                board = board.copy()
+                board.push(move)
+    return out
+
+
+PINNED: list[tuple[str, str, int | None, int]] = [
+    ('standard 6 None +4 first', 'a5-c5,d5', -357, 8394),
+    ('standard 6 None +4 second', 'i9-g7,f6', 119, 2042),
+    ('belgian-daisy 6 None +20 first', 'i7-i8,i9', -943, 10162),
+    ('belgian-daisy 6 None +20 second', 'a3-c5,d6', 517, 22487),
+    ('standard 6 None +40 first', 'a5-b6,b5', -79, 13200),
+    ('standard 6 None +40 second', 'f8-f6,f5', -307, 20306),
+    ('belgian-daisy 6 None +60 first', 'g9-h9,f8', 3119, 7746),
+    ('belgian-daisy 6 None +60 second', 'b6,c6', -3567, 10302),
+    ('standard 3 None +35 first', 'f8-g9,f7', 236, 11695),
+    ('standard 3 None +35 second', 'a2-a3,b3', -513, 5815),
+    ('belgian-daisy 2 None +30 first', 'i7,h6', 1334, 56083),
+    ('belgian-daisy 2 None +30 second', 'b5-b6,c5', -1645, 27507),
+    ('standard 6 44 +40 first', 'b4-b5,c4', -856, 9061),
+    ('standard 6 44 +40 second', 'e6-f6,g6', 535, 18974),
+    ('belgian-daisy 6 60 +25 first', 'h6-i6,g5', -5494, 10221),
+    ('belgian-daisy 6 60 +25 second', 'a3,b4', 5051, 2964),
+]
+
+
+def test_search_results_are_the_pinned_ones() -> None:
+    assert search_figures() == PINNED
+
+
+if __name__ == "__main__":
+    for figure in search_figures():
+        print(f"    {figure!r},")
