@@ -28,6 +28,8 @@ PUSH: Final = 1
 EJECT: Final = 2
 
 Child = tuple[int, int, int, int]
+#: What :func:`lane_masks` answers: (bits, kind) pairs.
+Lanes = list[tuple[int, int]]
 #: What a lane bit of :func:`lane_masks` changes: (kind, the mover's diff, the other's).
 Change = tuple[int, int, int]
 
@@ -100,66 +102,62 @@ def children(me: int, op: int, blockers: int = 0) -> list[Child]:
     return out
 
 
-def ordered_children(
-    me: int, op: int, skip: int, killer1: int, killer2: int,
-    history_of: Callable[[int], int], quiet: bool = True,
-) -> list[Child]:
-    """The moves of :func:`children` (no blockers) in the two-player search's order,
-    without the move whose diff is ``skip`` (searched already): ejections, pushes, the
-    quiet moves whose diff is a killer, then the other quiet moves by ``history_of``
-    (a C-level lookup that answers 0 for a diff it does not know), highest first.
-    Within each group the moves keep the order of :func:`children` (the sort is
-    stable), so this is the order of sorting :func:`children` by those scores.  The
-    quiet moves are kept as diffs until sorted: a tuple per child only at the end.
-    With ``quiet`` False only the ejections and pushes are listed."""
+def pushes_in_order(me: int, op: int, lanes: Lanes, skip: int) -> list[Child]:
+    """The ejections, then the other pushes, of ``me`` (the lanes of
+    ``lane_masks(me, op)``), each group in the order of :func:`children`, without the
+    move whose diff is ``skip`` (searched already): the two-player search's first
+    moves after the table's."""
     ejects: list[Child] = []
     pushes: list[Child] = []
-    diffs: list[int] = []
     below = _BELOW_LENGTH
-    for bits, kind in lane_masks(me, op):
-        steps = _QUIET_BY_LENGTH[kind]
-        if steps is not None:
-            if quiet:
-                add = diffs.append
-                while bits:
-                    n = bits.bit_length()
-                    add(steps[n])
-                    bits &= below[n]
+    for bits, kind in lanes:
+        if _QUIET_BY_LENGTH[kind] is not None:
             continue
         table = _BY_LENGTH[kind]
         while bits:
             n = bits.bit_length()
             what, diff, op_diff = table[n]
-            if what == EJECT:
-                ejects.append((EJECT, diff, me ^ diff, op ^ op_diff))
-            elif what == PUSH:
-                pushes.append((PUSH, diff, me ^ diff, op ^ op_diff))
-            else:
-                diffs.append(diff)
+            if diff != skip:
+                if what == EJECT:
+                    ejects.append((EJECT, diff, me ^ diff, op ^ op_diff))
+                else:
+                    pushes.append((what, diff, me ^ diff, op ^ op_diff))
             bits &= below[n]
-    if skip:
-        if skip in diffs:
-            diffs.remove(skip)
-        else:
-            ejects = [kid for kid in ejects if kid[1] != skip]
-            pushes = [kid for kid in pushes if kid[1] != skip]
-    if ejects:
-        ejects += pushes
-    else:
-        ejects = pushes
-    if not diffs:
-        return ejects
-    # Killers in the order they are generated in (both score the same).
+    if not ejects:
+        return pushes
+    ejects += pushes
+    return ejects
+
+
+def quiet_in_order(
+    lanes: Lanes, skip: int, killer1: int, killer2: int, history_of: Callable[[int], int]
+) -> list[int]:
+    """The diffs of the quiet moves of the lanes, without ``skip``, in the two-player
+    search's order: the killers (``killer1``, ``killer2``) first, then the others by
+    ``history_of`` (a C-level lookup that answers 0 for a diff it does not know),
+    highest first; ties and the killers keep the order of :func:`children` (the sort
+    is stable).  The search makes a child of a diff only when it comes to it."""
+    diffs: list[int] = []
+    add = diffs.append
+    below = _BELOW_LENGTH
+    for bits, kind in lanes:
+        steps = _QUIET_BY_LENGTH[kind]
+        if steps is None:
+            continue
+        while bits:
+            n = bits.bit_length()
+            add(steps[n])
+            bits &= below[n]
+    if skip and skip in diffs:
+        diffs.remove(skip)
     if killer1 in diffs or killer2 in diffs:
         firsts = [diff for diff in diffs if diff == killer1 or diff == killer2]
         for diff in firsts:
             diffs.remove(diff)
-        diffs = firsts + sorted(diffs, key=history_of, reverse=True)
-        # The killers are not sorted by history: they stay first, in their order.
-    else:
         diffs.sort(key=history_of, reverse=True)
-    ejects += [(QUIET, diff, me ^ diff, op) for diff in diffs]
-    return ejects
+        return firsts + diffs
+    diffs.sort(key=history_of, reverse=True)
+    return diffs
 
 
 def tactical_children(me: int, op: int, edge: int) -> list[Child]:

@@ -32,11 +32,15 @@ from __future__ import annotations
 
 import time
 from collections import defaultdict
-from itertools import chain
+from itertools import chain, repeat
 from operator import itemgetter
-from typing import Final, Iterator
+from typing import Final, Iterable, Iterator
 
-from .bitmoves import EJECT, QUIET, Child, children, ordered_children, tactical_children
+from abalone_pbm.rules.movegen import lane_masks
+
+from .bitmoves import (
+    EJECT, QUIET, Child, children, pushes_in_order, quiet_in_order, tactical_children,
+)
 from .endgame import evaluation
 from .features import EDGE, threatens
 
@@ -73,6 +77,8 @@ NULL_REDUCTION = 2
 
 _first = itemgetter(0)
 _batches = chain.from_iterable
+#: The kind of every quiet child (zip stops at the end of the diffs).
+_QUIET_KINDS: Final = repeat(QUIET)
 
 
 class Timeout(Exception):
@@ -365,18 +371,22 @@ class DuelSearch:
 
     def _moves(
         self, me: int, op: int, tt_kid: Child | None, killer1: int, killer2: int, quiet: bool
-    ) -> Iterator[list[Child]]:
-        """The moves in search order, in batches: the table's move before any other is
-        generated (often it is all a node needs), then the others: ejections, pushes,
-        killers, history (:func:`ordered_children`; only ejections and pushes when not
-        ``quiet``).  The killers are the node's: only a node at the same ply changes
+    ) -> Iterator[Iterable[Child]]:
+        """The moves in search order, in batches, each made only when the last did not
+        cut: the table's move, the ejections and pushes, then (when ``quiet``) the
+        killers and the other quiet moves by history, each made a child as the search
+        comes to it.  The killers are the node's: only a node at the same ply changes
         them, and none runs while this one does."""
-        if tt_kid is None:
-            yield ordered_children(me, op, 0, killer1, killer2, self.history.__getitem__, quiet)
-            return
-        yield [tt_kid]
-        yield ordered_children(
-            me, op, tt_kid[1], killer1, killer2, self.history.__getitem__, quiet)
+        skip = 0
+        if tt_kid is not None:
+            yield (tt_kid,)
+            skip = tt_kid[1]
+        lanes = lane_masks(me, op)
+        yield pushes_in_order(me, op, lanes, skip)
+        if quiet:
+            diffs = quiet_in_order(lanes, skip, killer1, killer2, self.history.__getitem__)
+            # The quiet children built in C as the loop asks for them.
+            yield zip(_QUIET_KINDS, diffs, map(me.__xor__, diffs), repeat(op))
 
     def quiesce(
         self, me: int, op: int, mine: int, theirs: int, alpha: int, beta: int, ply: int,

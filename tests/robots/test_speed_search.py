@@ -18,7 +18,11 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 from abalone_pbm.robots import BoulderRobot, endgame, features
+from abalone_pbm.robots.bitmoves import (
+    EJECT, PUSH, QUIET, Child, children, pushes_in_order, quiet_in_order,
+)
 from abalone_pbm.rules import Board, Rules
+from abalone_pbm.rules.movegen import lane_masks
 
 DEPTH = 4
 
@@ -129,6 +133,55 @@ PINNED: list[tuple[str, str, int | None, int]] = [
 
 def test_search_results_are_the_pinned_ones() -> None:
     assert search_figures() == PINNED
+
+
+def scored_order(
+    me: int, op: int, skip: int, killers: tuple[int, int], history: dict[int, int]
+) -> list[Child]:
+    """The search's move order by its definition: every child but ``skip`` scored
+    (ejections, pushes, killers, then history) and sorted, ties in generation order."""
+    scored = []
+    for kid in children(me, op):
+        kind, diff = kid[0], kid[1]
+        if diff == skip:
+            continue
+        if kind == EJECT:
+            score = 1 << 36
+        elif kind == PUSH:
+            score = 1 << 34
+        elif diff in killers:
+            score = 1 << 32
+        else:
+            score = history.get(diff, 0)
+        scored.append((score, kid))
+    scored.sort(key=lambda sk: sk[0], reverse=True)
+    return [kid for _, kid in scored]
+
+
+def test_moves_come_in_the_scores_order() -> None:
+    """The search's batches (pushes, then quiet moves by killers and history) are the
+    children sorted by the scores, with and without a move to skip, killers that are
+    and are not legal here, and histories with ties."""
+    rng = random.Random(9)
+    tried = 0
+    for _, board in positions():
+        for seat in (1, 2):
+            me, op = board.marbles(seat), board.marbles(3 - seat)
+            kids = children(me, op)
+            quiet = [kid[1] for kid in kids if kid[0] == QUIET]
+            for _ in range(6):
+                history = {diff: rng.choice((1, 2, 2, 5, 40)) for diff in rng.sample(
+                    quiet, min(len(quiet), rng.randrange(0, 30)))}
+                killers = (rng.choice(quiet), rng.choice((0, rng.choice(quiet), 1 << 130)))
+                skip = rng.choice((0, rng.choice(kids)[1]))
+                lanes = lane_masks(me, op)
+                diffs = quiet_in_order(lanes, skip, killers[0], killers[1],
+                                       lambda diff: history.get(diff, 0))
+                ordered = pushes_in_order(me, op, lanes, skip) + [
+                    (QUIET, diff, me ^ diff, op) for diff in diffs]
+                assert ordered == scored_order(me, op, skip, killers, history)
+                tried += 1
+    assert tried > 80
 
 
 if __name__ == "__main__":
