@@ -40,6 +40,12 @@ def text_part(subtype: str, text: str, charset: str = "utf-8",
     return Part((content_type, f"Content-Transfer-Encoding: {transfer}"), body)
 
 
+def bare_part(content_type: str, text: str) -> Part:
+    """A part with no Content-Transfer-Encoding header (7bit by default, as Gmail for
+    Android writes its text part), its line ends made CRLF."""
+    return Part((f"Content-Type: {content_type}",), _crlf(text.encode("utf-8")))
+
+
 def multipart(subtype: str, boundary: str, *parts: Part) -> Part:
     """A multipart of ``parts`` (``alternative``: the text part first, as clients do)."""
     chunks: list[bytes] = []

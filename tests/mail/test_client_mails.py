@@ -26,9 +26,8 @@ import pytest
 from sqlalchemy import select
 
 from abalone_pbm.db.models import Game
+from tests.mail.client_mail_parts import Part, bare_part, multipart, text_part, whole_mail
 from tests.service.harness import Harness, Sent, make_harness
-
-from client_mail_parts import Part, multipart, text_part, whole_mail  # noqa: E402 (tests/mail on the path, as conftest puts it)
 
 FRED, WILMA = "fred@example.org", "wilma@example.org"
 #: fred's first move in the standard layout (a legal one: the game takes it, ply 1).
@@ -514,6 +513,79 @@ EXTRA: list[Shape] = [
           plain("a1\u200d-c3,\u2060d4\n\nOn Fri, Nov 27, 2026 at 12:19 PM Abalone <{ADDR}> "
                 "wrote:\n{QUOTED}\n", transfer="base64"),
           ""),
+
+    Shape("thunderbird-html-only-moz-cite", "Thunderbird HTML only",
+          html('<html><head><meta http-equiv="content-type" content="text/html; charset=UTF-8"></head><body>'
+               '<p>{MOVE}</p><p>Thunderbird HTML<br></p><div class="moz-cite-prefix">On 27/11/2026 12:19, '
+               'Abalone wrote:<br></div><blockquote type="cite" cite="mid:x@y">{HTMLBOARD}</blockquote>'
+               '<div class="moz-signature">-- <br>Fred</div></body></html>', client=THUNDERBIRD),
+          "Thunderbird HTML"),
+    Shape("yahoo-html-only", "Yahoo HTML only",
+          html('<html><head></head><body><div class="ydp3 yahoo-style-wrap" style="font-family:Helvetica"><div></div>'
+               '<div dir="ltr" data-setdir="false">{MOVE}</div><div dir="ltr">Yahoo HTML</div></div>'
+               '<div id="ydp_yahoo_quoted" class="yahoo_quoted"><div style="font-family:Helvetica">'
+               '<div>On Friday, November 27, 2026 at 12:19:01 PM GMT+1, Abalone &lt;{ADDR}&gt; wrote:</div>'
+               '<div><br></div><div><br></div><div><div>{HTMLBOARD}</div></div></div></div></body></html>'),
+          "Yahoo HTML"),
+    Shape("gmail-html-external-banner", "Gmail for Workspace HTML, an [EXTERNAL] paragraph",
+          html(gmail_markup('<p style="color:red">[EXTERNAL] This email originated from outside the organization.</p>'
+                            '<div>{MOVE}</div><div>Under the banner</div>')), "Under the banner"),
+    Shape("html-greeting-nbsp-move", "HTML: greeting, then the move with &nbsp; inside",
+          html(gmail_markup('<div>Hi Wilma,</div><div><br></div><div>a1-c3,&nbsp;d4</div><div><br></div><div>Cheers</div>')), "Hi Wilma,\n\nCheers"),
+    Shape("html-sent-from-iphone-div", "iOS HTML, Sent from my iPhone as a div",
+          html('<html><body dir="auto">{MOVE}<div>Nice<br id="lineBreakAtBeginningOfSignature"><div dir="ltr">Sent from my iPhone</div>'
+               '<div dir="ltr"><br><blockquote type="cite">On 27 Nov 2026, at 12:19, Abalone &lt;{ADDR}&gt; wrote:<br><br></blockquote></div>'
+               '<blockquote type="cite"><div dir="ltr">{HTMLBOARD}</div></blockquote></div></body></html>', client=IPHONE), "Nice"),
+    Shape("outlook-html-classification-header", "Outlook HTML only, MSIP label paragraph",
+          html('<html><body><p style="font-family:Arial;font-size:10pt;color:#0000FF;margin:15pt;" align="Left">'
+               'Classification: Internal<br></p><br><div><div class="WordSection1"><p class="MsoNormal">{MOVE}<o:p></o:p></p>'
+               '<p class="MsoNormal">Labelled<o:p></o:p></p><div><div style="border:none;border-top:solid #E1E1E1 1.0pt">'
+               '<p class="MsoNormal"><b>From:</b> Abalone &lt;{ADDR}&gt;<br><b>Sent:</b> Friday<br><b>To:</b> Fred<br>'
+               '<b>Subject:</b> {SUBJECT}</p></div></div>{HTMLBOARD}</div></div></body></html>', client=OUTLOOK), "Labelled"),
+    Shape("alternative-text-lacks-new-text-outlook", "Outlook: text part holds only the copy",
+          alternative("\n\nFrom: Abalone <{ADDR}>\nSent: Friday\nTo: Fred\nSubject: {SUBJECT}\n\n{BOARD}\n",
+                      outlook_markup("{MOVE}<br>Only in HTML", "<b>From:</b> Abalone &lt;{ADDR}&gt;<br><b>Sent:</b> Friday<br><b>To:</b> Fred<br><b>Subject:</b> {SUBJECT}")), "Only in HTML"),
+    Shape("german-greeting-banner-html", "HTML: Hallo, then the move",
+          html('<div>Hallo Wilma,</div><div>{MOVE}</div><div>Viel Glück</div><div class="gmail_quote">'
+               'Am Fr., 27. Nov. 2026 um 12:19 Uhr schrieb Abalone &lt;{ADDR}&gt;:<blockquote class="gmail_quote">{HTMLBOARD}</blockquote></div>'), "Hallo Wilma,\nViel Glück"),
+    Shape("plain-move-in-bold-stars", "K-9 plain text, *move*",
+          plain("*{MOVE}*\n\nStars\n\nAm 27. November 2026 12:19:01 MEZ schrieb Abalone <{ADDR}>:\n{QUOTED}\n"), "Stars"),
+    Shape("plain-greeting-and-sent-from", "Android: Hi, move, Sent from my Galaxy",
+          plain("Hi Wilma,\n{MOVE}\n\n\nSent from my Galaxy\n\n\n-------- Original message --------\nFrom: Abalone <{ADDR}> \nDate: 27/11/2026 12:19 (GMT+01:00) \nTo: fred@example.org \nSubject: {SUBJECT} \n\n{BOARD}\n"), "Hi Wilma,"),
+    Shape("ios-default-folded-headers", "discourse spec/fixtures/emails/ios_default.eml",
+          lambda mail: mail.fill(
+              "From: Fred Flintstone <fred@example.org>\r\nContent-Type: multipart/alternative;"
+              "\r\n  boundary=Apple-Mail-B41C7F8E-3639\r\nContent-Transfer-Encoding: 7bit\r\n"
+              "Mime-Version: 1.0 (1.0)\r\nSubject: Re: {SUBJECT}\r\nDate: Fri, 27 Nov 2026 "
+              "12:41:41 +0100\r\nTo: Abalone <{ADDR}>\r\nX-Mailer: iPhone Mail (12B436)\r\n"
+              "\r\n\r\n--Apple-Mail-B41C7F8E-3639\r\nContent-Type: text/plain;\r\n  charset="
+              "us-ascii\r\nContent-Transfer-Encoding: quoted-printable\r\n\r\n{MOVE}\r\nWell "
+              "play=\r\ned=20\r\n\r\n\r\n> On Nov 27, 2026, at 12:19 PM, Abalone <{ADDR}> wr=\r\n"
+              "ote:\r\n>=20\r\n>=20\r\n> \tSummary of Abalone Board 1\r\n>=20\r\n\r\n"
+              "--Apple-Mail-B41C7F8E-3639\r\nContent-Type: text/html;\r\n  charset=utf-8\r\n"
+              "Content-Transfer-Encoding: 7bit\r\n\r\n<html><body dir=\"auto\"><div>{MOVE}"
+              "</div><div>Well played&nbsp;</div><div><br>On Nov 27, 2026, at 12:19 PM, Abalone "
+              "&lt;{ADDR}&gt; wrote:<br><br></div><blockquote type=\"cite\">{HTMLBOARD}"
+              "</blockquote></body></html>\r\n--Apple-Mail-B41C7F8E-3639--\r\n").encode(),
+          "Well played"),
+    Shape("android-gmail-attribution-without-blank", "discourse android_gmail.eml",
+          lambda mail: whole_mail(
+              _headers(mail, "Re: {SUBJECT}", (), "utf-8"),
+              multipart("alternative", "089e0149cfa485c6630508f173df",
+                        bare_part("text/plain; charset=UTF-8", mail.fill(
+                            "{MOVE}\nFrom my phone\nOn Nov 27, 2026 12:19 PM, \"Abalone\" "
+                            "<{ADDR}> wrote:\n\n{QUOTED}\n")),
+                        text_part("html", mail.fill(
+                            '<p dir="ltr">{MOVE}</p>\n<p dir="ltr">From my phone</p>\n<div '
+                            'class="gmail_quote">On Nov 27, 2026 12:19 PM, &quot;Abalone&quot; '
+                            '&lt;{ADDR}&gt; wrote:<br type="attribution"><blockquote class='
+                            '"gmail_quote">{HTMLBOARD}</blockquote></div>\n')))),
+          "From my phone"),
+    Shape("exchange-message-reply-section", "discourse exchange_html_reply.eml",
+          html('<div>\n  <div name="messageReplySection">\n    <p>{MOVE}</p>\n    <p>Exchange '
+               '<b>body</b></p>\n  </div>\n</div>\n<div name="messageReplyHeader"><b>From:</b> '
+               'Abalone &lt;{ADDR}&gt;<br><b>Sent:</b> Friday</div>{HTMLBOARD}'),
+          "Exchange body"),
 ]
 SHAPES += EXTRA
 
