@@ -124,7 +124,12 @@ CLIENT_LINE_OPENERS: tuple[str, ...] = (
     "odesláno z", "odeslano z", "odoslané z", "stáhnout outlook",
     "отправлено с", "отправлено из", "отправлено через", "получить outlook",
     "скачайте outlook",
-    "从我的", "发自我的", "發自我的", "寄自我的",
+    "从我的", "发自我的", "發自我的", "寄自我的", "從我的", "由我的",
+    "gửi từ", "được gửi từ", "dikirim dari", "dikirim menggunakan", "poslano s", "poslano sa",
+    "poslano iz", "poslato sa", "poslato iz", "trimis de pe", "trimis din", "trimis cu",
+    "elküldve", "küldve", "αποστολή από", "εστάλη από", "надіслано з", "надіслано із",
+    "נשלח מ", "أرسلت من", "أُرسلت من", "مرسل من", "ส่งจาก", "enviat des de", "enviat amb",
+    "saadetud", "išsiųsta iš", "nosūtīts no",
 )
 
 #: ...and names a device or a mail program (so "Sent from home" is the player's).
@@ -137,14 +142,15 @@ CLIENT_PRODUCTS: tuple[str, ...] = (
     "telefon", "téléphone", "teléfono", "telefone", "telefoon", "apparaat", "enhet",
     "mobil", "handy", "手机", "手機", "iphonesta", "ipadista", "iphonu", "iphone'a",
     "смартфон", "телефон", "устройств", "hotmail", "ios", "macbook", "nokia", "motorola",
-    "oneplus", "airmail", "bluemail", "superhuman", "fastmail",
+    "oneplus", "airmail", "bluemail", "superhuman", "fastmail", "spark",
 )
 
 #: Client lines that put the device first ("iPhoneから送信", "iPhone'umdan gönderildi",
 #: "Von meinem iPhone gesendet"): a short line that ends with one of these...
 CLIENT_LINE_ENDINGS: tuple[str, ...] = (
     "gesendet", "gesendet.", "から送信", "から送信しました", "发送", "發送", "gönderildi",
-    "gönderildi.", "verzonden", "verstuurd", "lähetetty", "odesláno",
+    "gönderildi.", "verzonden", "verstuurd", "lähetetty", "odesláno", "에서 보냄",
+    "에서 보냄.", "傳送",
 )
 
 #: What a mail program writes in the text part where the HTML part shows an image

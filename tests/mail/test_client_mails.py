@@ -586,6 +586,26 @@ EXTRA: list[Shape] = [
                '<b>body</b></p>\n  </div>\n</div>\n<div name="messageReplyHeader"><b>From:</b> '
                'Abalone &lt;{ADDR}&gt;<br><b>Sent:</b> Friday</div>{HTMLBOARD}'),
           "Exchange body"),
+    Shape("iphone-vietnamese", "iPhone Mail (vi)",
+          plain("{MOVE}\nChơi hay lắm\n\nGửi từ iPhone của tôi\n\n> Vào 27 thg 11, 2026, lúc 12:19, "
+                "Abalone <{ADDR}> đã viết:\n> \n{QUOTED}\n", client=IPHONE),
+          "Chơi hay lắm"),
+    Shape("iphone-traditional-chinese-big5", "iPhone Mail (zh-TW)",
+          plain("{MOVE}\n\n從我的 iPhone 傳送\n\n> Abalone <{ADDR}> 於 2026年11月27日 下午12:19 寫道："
+                "\n> \n{QUOTED}\n", charset="big5", transfer="base64", client=IPHONE),
+          ""),
+    Shape("iphone-korean-euc-kr", "iPhone Mail (ko)",
+          plain("{MOVE}\n좋은 게임\n\n나의 iPhone에서 보냄\n\n2026. 11. 27. 오후 12:19, Abalone <{ADDR}> "
+                "작성:\n\n{QUOTED}\n", charset="euc-kr", transfer="base64", client=IPHONE),
+          "좋은 게임"),
+    Shape("iphone-romanian", "iPhone Mail (ro)",
+          plain("{MOVE}\nMult noroc\n\nTrimis de pe iPhone-ul meu\n\n> Pe 27 nov. 2026, la 12:19, "
+                "Abalone <{ADDR}> a scris:\n> \n{QUOTED}\n", charset="iso-8859-2", client=IPHONE),
+          "Mult noroc"),
+    Shape("spark-indonesian", "Spark and Android (id)",
+          plain("{MOVE}\n\nSent with Spark\nDikirim dari iPhone saya\n\nPada 27 Nov 2026 12.19 +0100, "
+                "Abalone <{ADDR}>, menulis:\n{QUOTED}\n"),
+          ""),
 ]
 SHAPES += EXTRA
 
