@@ -343,13 +343,14 @@ class _Reader:
     def header_block_at(self, index: int) -> bool:
         """A block of the old mail's headers from this line: "From:" (any language)
         and, among the next lines, another header label (any language); or three
-        "Label: value" lines in a row naming an address and the board (a language
+        "Label: value" lines in a row naming an address or the board (a language
         the vocabulary lacks)."""
         first = header_label(self.stripped(index).lstrip("> "))
         if first is None:
             return False
         known = first in vocabulary.HEADER_LABELS
-        labels = 1
+        labels = 1  # lines whose label the vocabulary knows (all of them, if not the first's)
+        lines = 1  # lines of "Label: value", whatever the label
         addressed = "@" in self.stripped(index) or "abalone" in self.stripped(index).lower()
         seen = 0
         wrapped = False  # the last line was the wrapped rest of a value
@@ -367,15 +368,20 @@ class _Reader:
                 position = self.content_after(position)
                 continue
             wrapped = False
+            lines += 1
             if label in vocabulary.HEADER_LABELS or not known:
                 labels += 1
             addressed = addressed or "@" in self.stripped(position) or (
                 "abalone" in self.stripped(position).lower())
             seen += 1
             position = self.content_after(position)
-        if known and first in vocabulary.HEADER_FIRST_LABELS:
-            return labels >= 2 and (addressed or labels >= 3)
-        return labels >= 3 and addressed
+        if known and first in vocabulary.HEADER_FIRST_LABELS and labels >= 2 and (
+                addressed or labels >= 3):
+            return True
+        # Three "Label: value" lines naming an address or the board: a header block in a
+        # language the vocabulary lacks, whether or not it knows the first label ("Od:"
+        # is Polish and Slovenian, "De:" French, Spanish and Catalan).
+        return lines >= 3 and addressed
 
     def attribution_at(self, index: int) -> int | None:
         """When this line ends an attribution: how many kept lines before it belong to

@@ -85,6 +85,19 @@ HEADER_LABELS: frozenset[str] = frozenset({
     "主旨", "副本",
     # ko
     "보낸 사람", "보낸 날짜", "받는 사람", "제목",
+    # ro, hr, sr, sl, sk, bg
+    "de la", "trimis", "către", "subiect", "šalje", "poslano", "prima", "za", "zadeva",
+    "од", "послато", "за", "изпратено", "до", "odoslané",
+    # ca
+    "enviat", "enviat el", "per a", "assumpte",
+    # is, et, lt, lv
+    "frá", "efni", "saatja", "saadetud", "adressaat", "teema", "nuo", "išsiųsta", "kam",
+    "no", "nosūtīts", "tēma",
+    # el, he, ar, fa, th
+    "από", "στάλθηκε", "προς", "θέμα", "מאת", "נשלח", "אל", "נושא", "من", "تم الإرسال",
+    "إلى", "الموضوع", "از", "ارسال شده", "به", "موضوع", "จาก", "ส่ง", "ถึง", "เรื่อง",
+    # vi, id
+    "từ", "đã gửi", "đến", "chủ đề", "dari", "dikirim", "kepada", "perihal",
 })
 
 #: Labels a header block starts with (the sender), any language.
@@ -92,6 +105,8 @@ HEADER_FIRST_LABELS: frozenset[str] = frozenset({
     "from", "von", "de", "van", "från", "fran", "fra", "da", "od", "от", "від", "lähettäjä",
     "kimden", "gönderen", "feladó", "差出人", "发件人", "寄件者", "보낸 사람", "sent", "date", "gesendet",
     "envoyé", "enviado", "inviato", "verzonden", "skickat", "sendt", "datum",
+    "de la", "šalje", "од", "frá", "saatja", "nuo", "από", "מאת", "من", "از", "จาก", "từ",
+    "dari",
 })
 
 #: Lines that introduce a forwarded or an original message without dashes around them.

@@ -606,6 +606,26 @@ EXTRA: list[Shape] = [
           plain("{MOVE}\n\nSent with Spark\nDikirim dari iPhone saya\n\nPada 27 Nov 2026 12.19 +0100, "
                 "Abalone <{ADDR}>, menulis:\n{QUOTED}\n"),
           ""),
+    Shape("outlook-slovenian-od", "email_reply_trimmer embedded_email_* (sl), Outlook sl",
+          plain("{MOVE}\nVeliko sreče\n\nOd: Abalone <{ADDR}>\nPoslano: petek, 27. november 2026 "
+                "12:19\nZa: Fred\nZadeva: {SUBJECT}\n\n{BOARD}\n", charset="windows-1250",
+                subject="RE: {SUBJECT}", client=OUTLOOK),
+          "Veliko sreče"),
+    Shape("outlook-catalan-de", "Outlook ca",
+          plain("{MOVE}\nBona sort\n\nDe: Abalone <{ADDR}>\nEnviat el: divendres, 27 de novembre "
+                "de 2026 12:19\nPer a: Fred\nAssumpte: {SUBJECT}\n\n{BOARD}\n",
+                charset="iso-8859-1", subject="RE: {SUBJECT}", client=OUTLOOK),
+          "Bona sort"),
+    Shape("outlook-hebrew-windows-1255", "Outlook he",
+          plain("{MOVE}\nבהצלחה לך\n\nמאת: Abalone <{ADDR}>\nנשלח: יום שישי 27 נובמבר 2026 12:19\n"
+                "אל: Fred\nנושא: {SUBJECT}\n\n{BOARD}\n", charset="windows-1255",
+                subject="RE: {SUBJECT}", client=OUTLOOK),
+          "בהצלחה לך"),
+    Shape("outlook-greek-windows-1253", "Outlook el",
+          plain("{MOVE}\nΣειρά σου\n\nΑπό: Abalone\nΣτάλθηκε: Παρασκευή, 27 Νοεμβρίου 2026 12:19 "
+                "μμ\nΠρος: Fred\nΘέμα: {SUBJECT}\n\n{BOARD}\n", charset="windows-1253",
+                subject="ΑΠ: {SUBJECT}", client=OUTLOOK),
+          "Σειρά σου"),
 ]
 SHAPES += EXTRA
 
