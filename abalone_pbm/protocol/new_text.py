@@ -398,13 +398,17 @@ class _Reader:
             return None
         self_contained = _starts_with_opener(lower) or (
             _DATE_RE.search(line) is not None and ("@" in line or _has_verb(lower)))
+        # The address wrapped onto the line's start ("<fred@x> kirjoitti:", "<fred@x>
+        # ezt írta (...):"): the line right above, the name, is its beginning.
+        wrapped_address = line.startswith("<")
         before: list[str] = []
-        if not self_contained:
+        if not self_contained or wrapped_address:
             source = index - 1
             for kept_index, kept_line in reversed(self.kept[-2:]):
                 if kept_index != source or not kept_line.strip():
                     break
-                if not _attributional(kept_line.strip()):
+                name_above = wrapped_address and not before and len(kept_line.strip()) <= 80
+                if not (name_above or _attributional(kept_line.strip())):
                     break
                 before.insert(0, kept_line.strip())
                 source -= 1

@@ -626,6 +626,18 @@ EXTRA: list[Shape] = [
                 "μμ\nΠρος: Fred\nΘέμα: {SUBJECT}\n\n{BOARD}\n", charset="windows-1253",
                 subject="ΑΠ: {SUBJECT}", client=OUTLOOK),
           "Σειρά σου"),
+    Shape("gmail-turkish-name-first-wrapped", "crisp-oss email_gmail_split_line_from (tr)",
+          plain("{MOVE}\nSıra sende\n\nAbalone\n<{ADDR}>, 27 Kas 2026 Cum, 12:19 tarihinde şunu "
+                "yazdı:\n\n{QUOTED}\n", charset="iso-8859-9", transfer="base64"),
+          "Sıra sende"),
+    Shape("gmail-chinese-name-first-wrapped", "Gmail zh-CN, the address wrapped",
+          plain("{MOVE}\n该你了\n\nAbalone\n<{ADDR}> 于2026年11月27日周五 12:19写道：\n\n{QUOTED}\n",
+                charset="gb2312", transfer="base64"),
+          "该你了"),
+    Shape("horde-zitat-von-wrapped", "Horde IMP (de), the address wrapped",
+          plain("{MOVE}\nGrüße\n\nZitat von Abalone\n<{ADDR}>:\n\n{QUOTED}\n",
+                charset="iso-8859-1", client=(("User-Agent", "Horde Application Framework 5"),)),
+          "Grüße"),
 ]
 SHAPES += EXTRA
 
