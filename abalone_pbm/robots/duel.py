@@ -252,6 +252,8 @@ class DuelSearch:
         next_ply = ply + 1
         frontier = depth == 1 and (plies_left is None or next_ply < plies_left)
         prune_quiet = False
+        # The node's evaluation once read (the pruning and the futility test share it).
+        static: tuple[int, int, int] | None = None
         if beta - alpha == 1 and self.pruning and abs(beta) < WIN_THRESHOLD and (
             plies_left is None or ply + depth < plies_left
         ):
@@ -259,7 +261,8 @@ class DuelSearch:
             # the other side threatens nothing, is not searched further: near the
             # leaves at once (reverse futility), higher up when even passing the move
             # keeps it above beta (null move; Abalone knows no zugzwang).
-            stand, _, danger = evaluation(me, op, mine, theirs)
+            static = evaluation(me, op, mine, theirs)
+            stand, _, danger = static
             if stand >= beta and not danger:
                 if depth <= STATIC_PRUNE_DEPTH and stand - STATIC_MARGIN * depth >= beta:
                     return stand
@@ -276,7 +279,7 @@ class DuelSearch:
                     if value >= beta:
                         return beta if value > WIN_THRESHOLD else value
         if frontier:
-            stand, _, danger = evaluation(me, op, mine, theirs)
+            stand, _, danger = static or evaluation(me, op, mine, theirs)
             # Futility: a quiet move seldom gains this much; only pushes may help.
             # (Not a marble from the target: there a quiet move that threatens may win.)
             if (self.futility and stand + FUTILITY_MARGIN <= alpha and not danger

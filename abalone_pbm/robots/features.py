@@ -398,9 +398,30 @@ def register_cache(cache: dict[tuple[int, int, int, int], tuple[int, int, int]])
     _DEPENDENT_CACHES.append(cache)
 
 
+#: The terms of the marbles pushed off alone (material, progress, finishing) by the
+#: counts of both sides, ``_SCORE_TERMS[mine][theirs]``: rebuilt at every change of
+#: weights (:func:`clear_caches`).
+_SCORE_TERMS: list[list[int]] = []
+
+
+def _build_score_terms() -> None:
+    _SCORE_TERMS[:] = [
+        [
+            MATERIAL * (mine - theirs) + PROGRESS * (mine * mine - theirs * theirs)
+            + FINISH[mine] - FINISH[theirs]
+            for theirs in range(len(FINISH))
+        ]
+        for mine in range(len(FINISH))
+    ]
+
+
+_build_score_terms()
+
+
 def clear_caches() -> None:
     """Forget every cached value (after a change of weights)."""
     _SIDE_CACHE.clear()
+    _build_score_terms()
     for cache in _DEPENDENT_CACHES:
         cache.clear()
 
@@ -424,11 +445,7 @@ def evaluation_with(
     mine_side = get(me) or side_terms(me)
     their_side = get(op) or side_terms(op)
     lead = mine - theirs
-    value = (
-        mine_side[0] - their_side[0]
-        + MATERIAL * lead + PROGRESS * (mine * mine - theirs * theirs)
-        + FINISH[mine] - FINISH[theirs]
-    )
+    value = mine_side[0] - their_side[0] + _SCORE_TERMS[mine][theirs]
     # Per marble a side could push: the push term once it has pushed off a marble, and
     # the contact pushes at every score.
     my_pushes = PUSH_BY[mine] + contact_pushes

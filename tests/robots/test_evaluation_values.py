@@ -279,7 +279,8 @@ def test_search_evaluation_follows_other_weights() -> None:
             for me, op, mine, theirs in POSITIONS[:80]:
                 assert endgame.evaluation(me, op, mine, theirs) == slow_search_evaluation(
                     me, op, mine, theirs)
-        features.set_weights({**saved[0], "CENTRE": 33, "THREATS": 250})
+        features.set_weights({**saved[0], "CENTRE": 33, "THREATS": 250, "MATERIAL": 900,
+                              "PROGRESS": 41})
         for me, op, mine, theirs in POSITIONS[:80]:
             assert endgame.evaluation(me, op, mine, theirs) == slow_search_evaluation(
                 me, op, mine, theirs)
