@@ -47,6 +47,7 @@ from .mime import parse_bounded
 _POLICY = email.policy.compat32.clone(linesep="\r\n", mangle_from_=False)
 #: Headers that repeat the Subject (or are free text a mail program copies it into).
 _SUBJECT_LIKE = ("Subject", "Thread-Topic", "X-Original-Subject")
+_SUBJECT_LIKE_LOWER = frozenset(name.lower() for name in _SUBJECT_LIKE)
 
 
 def masked_raw(raw: bytes, secrets: Iterable[str], is_userid: UseridCheck = None, *,
@@ -131,7 +132,7 @@ def _masked_parts(raw: bytes, reading: email.message.Message,
                 writing.replace_header(where, _header_value(masked))  # type: ignore[arg-type]
             else:
                 _set_text(leaves[where], masked)
-        return _hide_in_headers(writing.as_bytes(policy=_POLICY), found)
+        return _hide_in_header_fields(writing.as_bytes(policy=_POLICY), found)
     except Exception:  # a part the library cannot write again: the bytes as they came
         return _hide_in_bytes(raw, found)
 
@@ -189,8 +190,10 @@ def mask_stored_mail(mail: InboxMail, secrets: Iterable[str] = (),
 
 
 def _hide_in_bytes(raw: bytes, secrets: set[str]) -> bytes:
-    """The secrets out of bytes the library could not write again, byte for byte (in
-    UTF-8 and Latin-1): the long ones anywhere, the short ones as words."""
+    """The secrets out of bytes the library could not write again: each header field
+    that shows one written again (``_hide_in_header_fields``), then byte for byte (in
+    UTF-8 and Latin-1) the long ones anywhere, the short ones as words."""
+    raw = _hide_in_header_fields(raw, secrets)
     for secret in sorted(secrets, key=len, reverse=True):
         for encoded in {secret.encode("utf-8", "surrogateescape"),
                         secret.encode("latin-1", "replace")}:
@@ -247,18 +250,51 @@ def _set_text(part: email.message.Message, text: str) -> None:
     part.set_payload(text, charset=readable)
 
 
-#: Where the header block of the written mail ends.
+#: Where the header block of a mail ends.
 _HEADER_END = re.compile(rb"\r?\n\r?\n")
 
 
-def _hide_in_headers(data: bytes, secrets: set[str]) -> bytes:
-    """The long secrets also out of any other header that quotes them (a list's
-    ``X-Original-...``, a display name): byte for byte, in UTF-8."""
+def _hide_in_header_fields(data: bytes, secrets: set[str]) -> bytes:
+    """Every header field whose value shows a secret, read as our reading decodes it or
+    as a lenient reader does (an encoded word hides it from a byte search), written
+    again with the secret masked: the long secrets in any field (a list's
+    ``X-Original-...``, a display name), the short ones too in the Subject's kin. A
+    field that shows none stays byte for byte. Linear in the header block's size."""
+    if not secrets:
+        return data
+    long_secrets = {secret for secret in secrets if len(secret) >= LONG_SECRET}
     end = _HEADER_END.search(data)
     cut = end.start() if end else len(data)
-    headers = data[:cut]
-    for secret in sorted((s for s in secrets if len(s) >= LONG_SECRET), key=len, reverse=True):
-        encoded = secret.encode("utf-8", "surrogateescape")
-        if encoded in headers:
-            headers = headers.replace(encoded, PASSWORD_MASK.encode())
-    return headers + data[cut:]
+    fields: list[list[bytes]] = []
+    for line in data[:cut].splitlines(keepends=True):
+        if fields and line[:1] in (b" ", b"\t"):
+            fields[-1].append(line)
+        else:
+            fields.append([line])
+    written: list[bytes] = []
+    for lines in fields:
+        field = b"".join(lines)
+        name, colon, value = field.partition(b":")
+        if not colon:
+            written.append(field)
+            continue
+        name_text = name.decode("ascii", "replace").strip()
+        subject_like = name_text.lower() in _SUBJECT_LIKE_LOWER
+        folded = value.decode("ascii", "surrogateescape")
+        value_text = re.sub(r"\r?\n(?=[ \t])", "", folded).strip()
+        shown = (_header_text(value_text), _header_text_leniently(name_text, value_text))
+        for text in shown:
+            hidden = hide_passwords(text, secrets if subject_like else long_secrets,
+                                    short_too=subject_like)
+            if hidden != text:
+                line_end = "\r\n" if field.endswith(b"\r\n") else "\n"
+                # (a line end a lenient decoding let in would end the field early)
+                hidden = " ".join(hidden.encode("utf-8", "replace").decode().splitlines())
+                encoded = hidden if hidden.isascii() else email.header.Header(
+                    hidden, "utf-8").encode(linesep=line_end)
+                written.append(name + b": " + encoded.encode("ascii", "surrogateescape")
+                               + line_end.encode())
+                break
+        else:
+            written.append(field)
+    return b"".join(written) + data[cut:]
