@@ -185,7 +185,9 @@ def banner_kind(stripped: str) -> str | None:
     lower = stripped.lower()
     bare = lower.strip(" *_()[]:!")
     if bare in ("external", "extern", "externe", "external email", "external message",
-                "external sender", "externe e-mail", "externe mail"):
+                "external sender", "externe e-mail", "externe mail", "ext"):
+        return "line"
+    if len(lower) <= 60 and _classification_only(lower):
         return "line"
     if lower.startswith("[") and lower.endswith("]") and len(lower) <= 120:
         if _BANNER_WORD_RE.search(lower):
@@ -198,6 +200,21 @@ def banner_kind(stripped: str) -> str | None:
         if _BANNER_MARK_RE.search(lower):
             return "paragraph"
     return None
+
+
+_BANNER_WORDS_ALONE = frozenset(word for word in vocabulary.BANNER_WORDS if " " not in word)
+_LETTERS_RE = re.compile(r"[^\W\d_]+")
+
+
+def _classification_only(lower: str) -> bool:
+    """A classification written as a line of its own ("Internal Use Only", "Highly
+    Confidential", "Public"): its words are classification words, one at least a level."""
+    words = _LETTERS_RE.findall(lower)
+    if not words or len(words) > 6 or _LETTERS_RE.sub("", lower).strip(" -–|/*_[]():.!"):
+        return False
+    return (all(word in _BANNER_WORDS_ALONE or word in vocabulary.BANNER_LINE_WORDS
+                for word in words)
+            and any(word in _BANNER_WORDS_ALONE for word in words))
 
 
 def _starts_with_opener(lower: str) -> bool:

@@ -188,6 +188,19 @@ BANNER_WORDS: tuple[str, ...] = (
     "для служебного пользования", "gizli", "社外秘", "機密", "内部",
 )
 
+#: The other words of a classification line written without brackets or label
+#: ("Internal Use Only", "Highly Confidential", "Nur für den internen Gebrauch"): a short
+#: line of nothing but these and :data:`BANNER_WORDS` is a banner.
+BANNER_LINE_WORDS: frozenset[str] = frozenset({
+    "use", "only", "for", "company", "business", "non", "limited", "distribution", "data",
+    "information", "level", "label", "highly", "strictly", "and", "the", "of", "internal",
+    "nur", "für", "den", "internen", "gebrauch", "streng", "usage", "uniquement", "pour",
+    "strictement", "uso", "solo", "exclusivo", "para", "per", "alleen", "voor", "gebruik",
+    "strikt", "endast", "för", "bruk", "kun", "til", "brug", "vain", "käyttöön", "tylko",
+    "do", "użytku", "wewnętrznego", "pouze", "pro", "interní", "только", "для",
+    "внутреннего", "использования", "строго",
+})
+
 #: Label of a classification line ("Classification: Internal").
 BANNER_LABELS: tuple[str, ...] = (
     "classification", "sensitivity", "data classification", "security classification",
@@ -210,7 +223,8 @@ BANNER_OPENERS: tuple[str, ...] = (
     "sie erhalten nicht oft", "vous ne recevez pas souvent",
 )
 BANNER_MARKS: tuple[str, ...] = (
-    "outside", "external", "extern", "extérieur", "exterieur", "externa", "externo",
+    "fuera de", "fora da", "fora de", "fuori dall", "hors de l", "poza", "за предел",
+    "kívül", "dışından", "outside", "external", "extern", "extérieur", "exterieur", "externa", "externo",
     "esterno", "buiten", "utanför", "utenfor", "uden for", "ulkopuol", "zewnątrz",
     "zewnętrzn", "mimo", "вне", "внешн", "dışında", "外部", "organization", "organisation",
     "organisation", "unknown sender", "phishing", "do not click", "learn why this is",

@@ -638,6 +638,25 @@ EXTRA: list[Shape] = [
           plain("{MOVE}\nGrüße\n\nZitat von Abalone\n<{ADDR}>:\n\n{QUOTED}\n",
                 charset="iso-8859-1", client=(("User-Agent", "Horde Application Framework 5"),)),
           "Grüße"),
+    Shape("banner-internal-use-only-plain", "Microsoft Purview header marking as plain text",
+          alternative("Internal Use Only\n\n{MOVE}\nMarked\n\nFrom: Abalone <{ADDR}>\nSent: "
+                      "Friday, November 27, 2026 12:19 PM\nTo: Fred\nSubject: {SUBJECT}\n\n"
+                      "{BOARD}\n",
+                      outlook_markup('Internal Use Only</p><p class="MsoNormal">{MOVE}<br>Marked',
+                                     "<b>From:</b> Abalone &lt;{ADDR}&gt;<br><b>Sent:</b> Friday"),
+                      charset="windows-1252", client=OUTLOOK),
+          "Marked"),
+    Shape("banner-spanish-precaucion", "Exchange external-sender banner (es)",
+          plain("PRECAUCIÓN: Este correo electrónico se originó fuera de la organización. No haga "
+                "clic en vínculos ni abra archivos adjuntos.\n\n{MOVE}\nCon aviso\n\nDe: Abalone "
+                "<{ADDR}>\nEnviado: viernes, 27 de noviembre de 2026 12:19\nPara: Fred\nAsunto: "
+                "{SUBJECT}\n\n{BOARD}\n", charset="iso-8859-1", subject="RE: {SUBJECT}",
+                client=OUTLOOK),
+          "Con aviso"),
+    Shape("banner-ext-tag-and-confidential-footer", "[EXT] tag above, a label line below",
+          plain("[EXT]\n{MOVE}\nTagged\n\nHighly Confidential\n\nOn Fri, Nov 27, 2026 at 12:19 PM "
+                "Abalone <{ADDR}> wrote:\n\n{QUOTED}\n"),
+          "Tagged"),
 ]
 SHAPES += EXTRA
 
