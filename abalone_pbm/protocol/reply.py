@@ -8,8 +8,9 @@ Here the command is found in it, by these rules:
   resign, propose, undo, accept, reject, show, alone on its line (any case; a trailing
   ``.`` or ``!`` and ``*``/``_`` emphasis around it allowed).
 - The move is the first command line of the new text.  Above it only greeting lines may
-  stand ("Hi Fred,", "Hallo Wilma!", "Bonjour", "Dear Fred,": a short line that begins
-  with a greeting word, or a name of one to four words followed by a comma); banners and
+  stand ("Hi Fred,", "Hallo Wilma!", "Bonjour", "Dear Fred,", "你好，": a short line that
+  begins with a greeting word, or a name of one to four words followed by a comma, or of
+  one or two followed by a colon or a dash: "Wilma:", "Wilma -"); banners and
   client lines were never part of the new text.  Any other line above it ("Thanks for
   the game!", "c3-c5,d4 and good luck") means no move: the server answers with what it
   found instead of guessing, so a move the player merely mentioned is never played.
@@ -40,7 +41,10 @@ from .words import (GAME_WORD, REPLY_ACTIONS, SUBJECT_PREFIX_RE, is_compact_move
 #: is not a command is a mistyped one, never prose to pass over).
 _COMMAND_WORDS = frozenset(REPLY_ACTIONS) | {GAME_WORD, "move", "mvoe", "board", "queue"}
 _MOVE_START_RE = re.compile(r"[a-z]\d{1,2}\s*[-,]")
-_GREETING_NAME_RE = re.compile(r"[^\W\d_][\w.'-]*(?: [^\W\d_][\w.'-]*){0,3},")
+_GREETING_NAME_RE = re.compile(r"[^\W\d_][\w.'-]*(?: [^\W\d_][\w.'-]*){0,3}[,，]"
+                               r"|[^\W\d_][\w.'-]*(?: [^\W\d_][\w.'-]*)? ?(?:[:：]|[-–—])")
+#: Where a greeting's first word ends: blanks and punctuation, the full-width too.
+_WORD_END_RE = re.compile(r"[^\w'’]+")
 
 
 @dataclass(frozen=True)
@@ -108,7 +112,7 @@ def is_greeting(text: str) -> bool:
     line = text.strip()
     if not line or len(line) > 60 or len(line.split()) > 8 or looks_like_command(line):
         return False
-    first = re.split(r"[\s,!.:;]+", line.lower(), maxsplit=1)[0]
+    first = _WORD_END_RE.split(line.lower(), maxsplit=1)[0]
     if first in GREETING_WORDS:
         return True
     return _GREETING_NAME_RE.fullmatch(line) is not None

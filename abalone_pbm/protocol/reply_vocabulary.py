@@ -244,4 +244,7 @@ GREETING_WORDS: frozenset[str] = frozenset({
     "здравствуй", "здравствуйте", "добрый", "доброе", "merhaba", "selam", "günaydın",
     "iyi", "sayın", "こんにちは", "こんばんは", "おはよう", "你好", "您好", "嗨",
     "안녕하세요", "szia", "helló", "jó", "good", "guten", "gutn", "sehr",
+    "مرحبا", "السلام", "salam", "salaam", "namaste", "नमस्ते", "שלום", "hallå", "tere",
+    "labas", "sveiki", "zdravo", "bună", "buna", "xin", "halo", "γεια", "καλημέρα",
+    "καλησπέρα",
 })

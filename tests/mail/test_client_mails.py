@@ -657,6 +657,21 @@ EXTRA: list[Shape] = [
           plain("[EXT]\n{MOVE}\nTagged\n\nHighly Confidential\n\nOn Fri, Nov 27, 2026 at 12:19 PM "
                 "Abalone <{ADDR}> wrote:\n\n{QUOTED}\n"),
           "Tagged"),
+    Shape("greeting-chinese-fullwidth-comma", "top posting with a greeting (zh), QQ Mail",
+          plain("你好，\n\n{MOVE}\n\n祝好\n\n------------------ 原始邮件 ------------------\n发件人: "
+                '"Abalone"<{ADDR}>;\n发送时间: 2026年11月27日(星期五) 中午12:19\n收件人: "Fred"'
+                "<fred@example.org>;\n主题: {SUBJECT}\n\n{BOARD}\n", charset="gb18030",
+                transfer="base64"),
+          "你好，\n\n祝好"),
+    Shape("greeting-name-and-colon", "top posting with the name and a colon",
+          alternative("Wilma:\n\n{MOVE}\n\nOn Fri, Nov 27, 2026 at 12:19 PM Abalone <{ADDR}> "
+                      "wrote:\n\n{QUOTED}\n",
+                      gmail_markup("Wilma:<div><br></div><div>{MOVE}</div>")),
+          "Wilma:"),
+    Shape("greeting-arabic", "top posting with a greeting (ar), Gmail",
+          plain("مرحبا\n{MOVE}\n\nفي الجمعة، 27 نوفمبر 2026 في 12:19 م، كتب Abalone <{ADDR}>:\n\n"
+                "{QUOTED}\n", charset="windows-1256"),
+          "مرحبا"),
 ]
 SHAPES += EXTRA
 
