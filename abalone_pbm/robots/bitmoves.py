@@ -129,14 +129,46 @@ def pushes_in_order(me: int, op: int, lanes: Lanes, skip: int) -> list[Child]:
     return ejects
 
 
+#: Where each quiet move's diff is named in the lanes: diff -> the (kind, bit length)
+#: pairs of the quiet tables that hold it (a step and its way back share a diff; at
+#: most one of them is legal in a position).
+_QUIET_PLACES: Final[dict[int, tuple[tuple[int, int], ...]]] = {}
+for _kind, _steps in enumerate(_QUIET_BY_LENGTH):
+    if _steps is not None:
+        for _n, _diff in enumerate(_steps):
+            if _diff:
+                _QUIET_PLACES[_diff] = (*_QUIET_PLACES.get(_diff, ()), (_kind, _n))
+
+
+def killers_in_order(lanes: Lanes, skip: int, killer1: int, killer2: int) -> list[int]:
+    """The killers (diffs of quiet moves) that are legal quiet moves in the lanes, but
+    ``skip``, in the order of :func:`children`: read off their lane bits, so the other
+    quiet moves need not be listed when a killer cuts."""
+    found: list[tuple[int, int, int]] = []
+    bits_of: dict[int, int] | None = None
+    for killer in (killer1, killer2):
+        places = _QUIET_PLACES.get(killer)
+        if places is None or killer == skip:
+            continue
+        if bits_of is None:
+            bits_of = {kind: bits for bits, kind in lanes}
+        for kind, n in places:
+            if bits_of.get(kind, 0) >> (n - 1) & 1:
+                # children lists kind by kind, each from the highest bit down.
+                found.append((kind, -n, killer))
+    if len(found) > 1:
+        found.sort()
+    return [killer for _, _, killer in found]
+
+
 def quiet_in_order(
-    lanes: Lanes, skip: int, killer1: int, killer2: int, history_of: Callable[[int], int]
+    lanes: Lanes, leave_out: tuple[int, ...], history_of: Callable[[int], int]
 ) -> list[int]:
-    """The diffs of the quiet moves of the lanes, without ``skip``, in the two-player
-    search's order: the killers (``killer1``, ``killer2``) first, then the others by
-    ``history_of`` (a C-level lookup that answers 0 for a diff it does not know),
-    highest first; ties and the killers keep the order of :func:`children` (the sort
-    is stable).  The search makes a child of a diff only when it comes to it."""
+    """The diffs of the quiet moves of the lanes, but those of ``leave_out`` (the
+    table's move, the killers: searched before), by ``history_of`` (a C-level lookup
+    that answers 0 for a diff it does not know), highest first; ties keep the order of
+    :func:`children` (the sort is stable).  The search makes a child of a diff only
+    when it comes to it."""
     diffs: list[int] = []
     add = diffs.append
     below = _BELOW_LENGTH
@@ -148,14 +180,9 @@ def quiet_in_order(
             n = bits.bit_length()
             add(steps[n])
             bits &= below[n]
-    if skip and skip in diffs:
-        diffs.remove(skip)
-    if killer1 in diffs or killer2 in diffs:
-        firsts = [diff for diff in diffs if diff == killer1 or diff == killer2]
-        for diff in firsts:
+    for diff in leave_out:
+        if diff and diff in diffs:
             diffs.remove(diff)
-        diffs.sort(key=history_of, reverse=True)
-        return firsts + diffs
     diffs.sort(key=history_of, reverse=True)
     return diffs
 

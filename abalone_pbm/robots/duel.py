@@ -39,7 +39,8 @@ from typing import Final, Iterable, Iterator
 from abalone_pbm.rules.movegen import lane_masks
 
 from .bitmoves import (
-    EJECT, QUIET, Child, children, pushes_in_order, quiet_in_order, tactical_children,
+    EJECT, QUIET, Child, children, killers_in_order, pushes_in_order, quiet_in_order,
+    tactical_children,
 )
 from .endgame import evaluation
 from .features import EDGE, threatens
@@ -375,21 +376,28 @@ class DuelSearch:
     def _moves(
         self, me: int, op: int, tt_kid: Child | None, killer1: int, killer2: int, quiet: bool
     ) -> Iterator[Iterable[Child]]:
-        """The moves in search order, in batches, each made only when the last did not
-        cut: the table's move, the ejections and pushes, then (when ``quiet``) the
-        killers and the other quiet moves by history, each made a child as the search
-        comes to it.  The killers are the node's: only a node at the same ply changes
-        them, and none runs while this one does."""
+        """The moves in search order, in batches: the table's move before any other is
+        generated (often it is all a node needs), then the ejections and pushes, then
+        (when ``quiet``) the killers, then the other quiet moves by history.  The killers are the node's:
+        only a node at the same ply changes them, and none runs while this one does."""
         skip = 0
         if tt_kid is not None:
             yield (tt_kid,)
             skip = tt_kid[1]
         lanes = lane_masks(me, op)
-        yield pushes_in_order(me, op, lanes, skip)
-        if quiet:
-            diffs = quiet_in_order(lanes, skip, killer1, killer2, self.history.__getitem__)
-            # The quiet children built in C as the loop asks for them.
-            yield zip(_QUIET_KINDS, diffs, map(me.__xor__, diffs), repeat(op))
+        pushes = pushes_in_order(me, op, lanes, skip)
+        if not quiet:
+            yield pushes
+            return
+        # The quiet moves are ordered now, by the history as the table's move left it:
+        # the searches of the pushes change it.  Their children are built in C as the
+        # loop asks for them.
+        killers = killers_in_order(lanes, skip, killer1, killer2)
+        diffs = quiet_in_order(lanes, (skip, killer1, killer2), self.history.__getitem__)
+        yield pushes
+        if killers:
+            yield zip(_QUIET_KINDS, killers, map(me.__xor__, killers), repeat(op))
+        yield zip(_QUIET_KINDS, diffs, map(me.__xor__, diffs), repeat(op))
 
     def quiesce(
         self, me: int, op: int, mine: int, theirs: int, alpha: int, beta: int, ply: int,

@@ -17,9 +17,11 @@ import random
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from abalone_pbm.robots import BoulderRobot, endgame, features
+import pytest
+
+from abalone_pbm.robots import BoulderRobot, duel, endgame, features
 from abalone_pbm.robots.bitmoves import (
-    EJECT, PUSH, QUIET, Child, children, pushes_in_order, quiet_in_order,
+    EJECT, PUSH, QUIET, Child, children, killers_in_order, pushes_in_order, quiet_in_order,
 )
 from abalone_pbm.rules import Board, Rules
 from abalone_pbm.rules.movegen import lane_masks
@@ -164,7 +166,13 @@ def test_moves_come_in_the_scores_order() -> None:
     and are not legal here, and histories with ties."""
     rng = random.Random(9)
     tried = 0
-    for _, board in positions():
+    boards = [board for _, board in positions()]
+    # Diffs of quiet moves in other positions (either side's, from the positions after).
+    elsewhere = [kid[1] for board in boards for seat in (1, 2)
+                 for kid in children(board.marbles(seat), board.marbles(3 - seat))
+                 if kid[0] == QUIET]
+    both_killers = killer_pushes = 0
+    for board in boards:
         for seat in (1, 2):
             me, op = board.marbles(seat), board.marbles(3 - seat)
             kids = children(me, op)
@@ -172,16 +180,73 @@ def test_moves_come_in_the_scores_order() -> None:
             for _ in range(6):
                 history = {diff: rng.choice((1, 2, 2, 5, 40)) for diff in rng.sample(
                     quiet, min(len(quiet), rng.randrange(0, 30)))}
-                killers = (rng.choice(quiet), rng.choice((0, rng.choice(quiet), 1 << 130)))
+                # Killers from this position or another one (legal here or not, or
+                # here a push: the same diff as a quiet move of two elsewhere).
+                pushes_here = [kid[1] for kid in kids if kid[0] != QUIET] or [0]
+                here, other = rng.sample(quiet, 2), rng.choice(elsewhere)
+                killers = rng.choice((
+                    (here[0], here[1]), (here[0], 0), (other, here[0]),
+                    (here[0], rng.choice(pushes_here)), (rng.choice(pushes_here), other),
+                    (other, 1 << 130),
+                ))
+                both_killers += killers[0] in quiet and killers[1] in quiet
+                killer_pushes += any(k and k in pushes_here for k in killers)
                 skip = rng.choice((0, rng.choice(kids)[1]))
                 lanes = lane_masks(me, op)
-                diffs = quiet_in_order(lanes, skip, killers[0], killers[1],
-                                       lambda diff: history.get(diff, 0))
+                diffs = killers_in_order(lanes, skip, *killers) + quiet_in_order(
+                    lanes, (skip, *killers), lambda diff: history.get(diff, 0))
                 ordered = pushes_in_order(me, op, lanes, skip) + [
                     (QUIET, diff, me ^ diff, op) for diff in diffs]
                 assert ordered == scored_order(me, op, skip, killers, history)
                 tried += 1
-    assert tried > 80
+    assert tried > 80 and both_killers > 10 and killer_pushes > 5
+
+
+def test_search_orders_moves_by_the_history_after_the_table_move(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """In a search, each node's moves come in the scores' order with the killers and
+    history as they stand once the table's move is searched (the searches of the
+    pushes and killers change the history; the order must not follow them)."""
+    original = duel.DuelSearch._moves
+    wrong: list[tuple[int, int]] = []
+    checked = [0]
+
+    def watched(
+        self: duel.DuelSearch, me: int, op: int, tt_kid: Child | None, killer1: int,
+        killer2: int, quiet: bool,
+    ) -> Iterator[list[Child]]:
+        batches = original(self, me, op, tt_kid, killer1, killer2, quiet)
+        got: list[Child] = []
+        want: list[Child] = []
+        try:
+            if tt_kid is not None:
+                for kid in next(batches):
+                    yield [kid]
+            # The generator orders the rest when asked for its next batch: now.
+            want = scored_order(
+                me, op, tt_kid[1] if tt_kid else 0, (killer1, killer2), dict(self.history))
+            if not quiet:
+                want = [kid for kid in want if kid[0] != QUIET]
+            for batch in batches:
+                for kid in batch:
+                    got.append(kid)
+                    yield [kid]
+        finally:
+            checked[0] += 1
+            if got != want[:len(got)]:
+                wrong.append((me, op))
+
+    monkeypatch.setattr(duel.DuelSearch, "_moves", watched)
+    with pinned_weights():
+        for _, board in positions():
+            robot = BoulderRobot()
+            for _ in range(2):
+                move = robot.choose_move(board, 60.0, rng_seed=3, max_depth=DEPTH)
+                board = board.copy()
+                board.push(move)
+    assert checked[0] > 1000
+    assert wrong == []
 
 
 if __name__ == "__main__":
