@@ -148,6 +148,12 @@ def first_reply_line(body: str) -> str | None:
     return next((line.strip() for line in read_new_text(body).lines if line.strip()), None)
 
 
+#: The marks a player types between the board mail's Subject and the move ("... fred -
+#: c3-c5,d4", "... fred: c3-c5,d4", "(c3-c5,d4)"), and the server's "**".
+_SUBJECT_MARKS = " -–—:：|()[]*"
+#: A head of nothing but reply prefixes in any language and tags ("Odp:", "回复：",
+#: "[EXTERNAL] Re:"): letters only before each colon, so a move is never taken for one.
+_SUBJECT_NOISE_RE = re.compile(r"(?:\s*(?:\[[^\[\]]{0,40}\]|[^\W\d_]{1,12}\s*[:：]))*\s*")
 _BOARD_SUBJECT_RE = re.compile(r"(?:new\s+)?abalone\s+board\s+(\d{1,12})\b", re.IGNORECASE)
 
 
@@ -168,13 +174,16 @@ def subject_action(subject: str, board: int, userids: Iterable[str]) -> ReplyAct
     if found is None or whole_number(found.group(1)) != board:
         return None
     head = SUBJECT_PREFIX_RE.sub("", text[: found.start()]).strip()
+    if _SUBJECT_NOISE_RE.fullmatch(head):
+        head = ""  # what a mail program or system put first ("Odp:", "[EXTERNAL] Re:")
     head = re.sub(r"(?:\s*(?:re|aw|sv|fwd?|wg|antw|vs|tr)\s*:)+\s*$", "", head,
-                  flags=re.IGNORECASE).strip()
+                  flags=re.IGNORECASE).strip().strip(_SUBJECT_MARKS).strip()
     names = {userid.lower() for userid in userids}
     tail_words = text[found.end():].split()
-    while tail_words and (tail_words[0].lower() in names or tail_words[0] == "**"):
-        tail_words.pop(0)
-    tail = " ".join(tail_words)
+    while tail_words and (tail_words[0].strip(_SUBJECT_MARKS).lower() in names
+                          or not tail_words[0].strip(_SUBJECT_MARKS)):
+        tail_words.pop(0)  # the userid, "**", and the marks around them
+    tail = " ".join(tail_words).strip(_SUBJECT_MARKS).strip()
     if head and tail:
         return None
     return command_of_line(head or tail) if (head or tail) else None

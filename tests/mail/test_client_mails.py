@@ -672,6 +672,20 @@ EXTRA: list[Shape] = [
           plain("مرحبا\n{MOVE}\n\nفي الجمعة، 27 نوفمبر 2026 في 12:19 م، كتب Abalone <{ADDR}>:\n\n"
                 "{QUOTED}\n", charset="windows-1256"),
           "مرحبا"),
+    Shape("subject-move-after-a-dash", "the move in the Subject after a dash, Outlook copy",
+          plain("\n\nFrom: Abalone <{ADDR}>\nSent: Friday, November 27, 2026 12:19 PM\nTo: Fred\n"
+                "Subject: {SUBJECT}\n\n{BOARD}\n", subject="RE: {SUBJECT} - {MOVE}", client=OUTLOOK),
+          ""),
+    Shape("subject-move-polish-prefix", "the move in the Subject under Gmail's Odp: (pl)",
+          alternative("\npt., 27 lis 2026 o 12:19 Abalone <{ADDR}> napisał(a):\n\n{QUOTED}\n",
+                      gmail_markup("<br>", "pt., 27 lis 2026 o 12:19 Abalone &lt;{ADDR}&gt; "
+                                   "napisał(a):"),
+                      subject="Odp: {SUBJECT} {MOVE}"),
+          ""),
+    Shape("subject-move-external-tag", "the move in the Subject behind an [EXTERNAL] tag",
+          plain("Sent from my iPhone\n\n> On 27 Nov 2026, at 12:19, Abalone <{ADDR}> wrote:\n> \n"
+                "{QUOTED}\n", subject="[EXTERNAL] Re: {SUBJECT} ({MOVE})", client=IPHONE),
+          ""),
 ]
 SHAPES += EXTRA
 
