@@ -6,7 +6,9 @@ Here the command is found in it, by these rules:
 
 - A command line is a move (``c3-c5,d4``, blanks allowed, optionally ``#n``) or one of
   resign, propose, undo, accept, reject, show, alone on its line (any case; a trailing
-  ``.`` or ``!`` and ``*``/``_`` emphasis around it allowed).
+  ``.`` or ``!`` and ``*``/``_`` emphasis around it allowed), read as typed: the
+  full-width forms of an East Asian input method and the dashes a mail program puts
+  for a hyphen ("a1 – c3, d4") are the ASCII the player typed.
 - The move is the first command line of the new text.  Above it only greeting lines may
   stand ("Hi Fred,", "Hallo Wilma!", "Bonjour", "Dear Fred,", "你好，": a short line that
   begins with a greeting word, or a name of one to four words followed by a comma, or of
@@ -30,6 +32,7 @@ Here the command is found in it, by these rules:
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass, replace
 from typing import Callable, Iterable
 
@@ -83,9 +86,23 @@ class ReplyReading:
         return self.new_text.text
 
 
+#: Dashes and minus signs a mail program or an input method puts for a typed hyphen
+#: (Outlook's AutoFormat makes "a1 - c3" "a1 – c3").
+_DASHES = str.maketrans(dict.fromkeys("\u2010\u2011\u2012\u2013\u2014\u2015\u2212\ufe58\ufe63",
+                                      "-"))
+
+
+def as_typed(text: str) -> str:
+    """``text`` as the player typed it on the keyboard: full-width letters, digits and
+    punctuation of an East Asian input method as ASCII (NFKC), dashes as hyphens."""
+    if text.isascii():
+        return text
+    return unicodedata.normalize("NFKC", text).translate(_DASHES)
+
+
 def command_of_line(text: str) -> ReplyAction | None:
-    """``text`` (one line) as a reply command, or None."""
-    bare = text.strip().strip("*_").strip()
+    """``text`` (one line) as a reply command, or None; read :func:`as_typed`."""
+    bare = as_typed(text).strip().strip("*_").strip()
     word = bare.rstrip(".!").strip().lower()
     if word in REPLY_ACTIONS:
         return ReplyAction(word)
@@ -103,7 +120,7 @@ def command_of_line(text: str) -> ReplyAction | None:
 
 def looks_like_command(text: str) -> bool:
     """Is this line written as a command (a right or a mistyped one)?"""
-    lower = text.strip().strip("*_").lower()
+    lower = as_typed(text).strip().strip("*_").lower()
     first = lower.split(maxsplit=1)[0].rstrip(".!:,") if lower.split() else ""
     return first in _COMMAND_WORDS or _MOVE_START_RE.match(lower) is not None
 

@@ -686,6 +686,17 @@ EXTRA: list[Shape] = [
           plain("Sent from my iPhone\n\n> On 27 Nov 2026, at 12:19, Abalone <{ADDR}> wrote:\n> \n"
                 "{QUOTED}\n", subject="[EXTERNAL] Re: {SUBJECT} ({MOVE})", client=IPHONE),
           ""),
+    Shape("outlook-autoformat-en-dash", "Outlook AutoFormat: a typed ' - ' made an en dash",
+          alternative("a1 – c3, d4\nDash\n\nFrom: Abalone <{ADDR}>\nSent: Friday, November 27, "
+                      "2026 12:19 PM\nTo: Fred\nSubject: {SUBJECT}\n\n{BOARD}\n",
+                      outlook_markup("a1 – c3, d4<br>Dash", "<b>From:</b> Abalone &lt;{ADDR}&gt;"
+                                     "<br><b>Sent:</b> Friday"),
+                      charset="windows-1252", client=OUTLOOK),
+          "Dash"),
+    Shape("japanese-full-width-move", "a move typed with a Japanese input method",
+          plain("ａ１−ｃ３，ｄ４\nお願いします\n\n2026年11月27日(金) 12:19 Abalone <{ADDR}>:\n\n{QUOTED}\n",
+                charset="iso-2022-jp", transfer="7bit"),
+          "お願いします"),
 ]
 SHAPES += EXTRA
 
