@@ -154,6 +154,11 @@ class DuelSearch:
         self.root_best: tuple[int, int] | None = None
         #: null_after[ply]: the move into this ply was a null move (no second one).
         self.null_after = [False] * (MAX_PLY + 2)
+        #: The history's values before their changes, one dict per node whose quiet
+        #: moves wait to be ordered as the history stood when its pushes came up (see
+        #: :meth:`_moves`); innermost last.  At most a dict per ply, each at most a
+        #: value per move of the board.
+        self.pending: list[dict[int, int]] = []
 
     # -------------------------------------------------------------------- root
     def root(
@@ -165,6 +170,7 @@ class DuelSearch:
         alpha0 = alpha
         scored: list[tuple[int, int]] = []
         self.root_best = None
+        self.pending.clear()  # nothing left from a search a timeout broke off
         had_root = (me, op) in self.repeated
         self.repeated.add((me, op))
         target = self.target
@@ -245,7 +251,6 @@ class DuelSearch:
             return WIN - ply - 1
         killers = self.killers[ply]
         k1, k2 = killers
-        history = self.history
 
         alpha0 = alpha
         best = -INFINITY
@@ -308,7 +313,7 @@ class DuelSearch:
                                     if k1 != diff:
                                         killers[1] = k1
                                         killers[0] = diff
-                                    history[diff] += 1
+                                    self._learn(diff, 1)
                                 break
             else:
                 search = self.search
@@ -349,7 +354,7 @@ class DuelSearch:
                                     if k1 != diff:
                                         killers[1] = k1
                                         killers[0] = diff
-                                    history[diff] += depth * depth
+                                    self._learn(diff, depth * depth)
                                 break
         finally:
             repeated.discard(position)
@@ -373,12 +378,25 @@ class DuelSearch:
             table[position] = (depth, stored, flag, best_kid, self.generation)
         return best
 
+    def _learn(self, diff: int, weight: int) -> None:
+        """A quiet move cut off: its history goes up by ``weight``; the nodes whose
+        quiet moves are still to be ordered keep its value of before."""
+        history = self.history
+        before = history[diff]
+        for then in self.pending:
+            then.setdefault(diff, before)
+        history[diff] = before + weight
+
     def _moves(
         self, me: int, op: int, tt_kid: Child | None, killer1: int, killer2: int, quiet: bool
     ) -> Iterator[Iterable[Child]]:
-        """The moves in search order, in batches: the table's move before any other is
-        generated (often it is all a node needs), then the ejections and pushes, then
-        (when ``quiet``) the killers, then the other quiet moves by history.  The killers are the node's:
+        """The moves in search order, in batches, each made only when the one before
+        did not cut: the table's move, the ejections and pushes, then (when ``quiet``)
+        the killers, then the other quiet moves by history.  The order is the one of
+        sorting every move by its score as the table's move left the history: the
+        quiet moves are listed and sorted last (a push or a killer often cuts first),
+        by the history's values of then, which :meth:`_learn` keeps aside as the
+        searches of the pushes and killers change them.  The killers are the node's:
         only a node at the same ply changes them, and none runs while this one does."""
         skip = 0
         if tt_kid is not None:
@@ -389,14 +407,29 @@ class DuelSearch:
         if not quiet:
             yield pushes
             return
-        # The quiet moves are ordered now, by the history as the table's move left it:
-        # the searches of the pushes change it.  Their children are built in C as the
-        # loop asks for them.
         killers = killers_in_order(lanes, skip, killer1, killer2)
-        diffs = quiet_in_order(lanes, (skip, killer1, killer2), self.history.__getitem__)
-        yield pushes
-        if killers:
-            yield zip(_QUIET_KINDS, killers, map(me.__xor__, killers), repeat(op))
+        then: dict[int, int] = {}
+        pending = self.pending
+        pending.append(then)
+        try:
+            if pushes:
+                yield pushes
+            if killers:
+                yield zip(_QUIET_KINDS, killers, map(me.__xor__, killers), repeat(op))
+        finally:
+            # Nested nodes leave first: this node's dict is the last one.
+            if pending and pending[-1] is then:
+                pending.pop()
+            else:
+                pending[:] = [other for other in pending if other is not then]
+        history = self.history
+        if then:
+            now = {diff: history[diff] for diff in then}
+            history.update(then)
+            diffs = quiet_in_order(lanes, (skip, killer1, killer2), history.__getitem__)
+            history.update(now)
+        else:
+            diffs = quiet_in_order(lanes, (skip, killer1, killer2), history.__getitem__)
         yield zip(_QUIET_KINDS, diffs, map(me.__xor__, diffs), repeat(op))
 
     def quiesce(
