@@ -18,8 +18,9 @@ attributions, header blocks).  Each line is one of:
   text goes on after them (bottom- and inline-posting);
 - **an addition of the mail program**: a client line ("Sent from my iPhone", "Gesendet
   von Outlook für Android", "Diese Nachricht wurde von meinem Android-Gerät mit K-9 Mail
-  gesendet.") wherever it stands, the text part's placeholder of an inline image
-  ("[image: logo.png]", "[cid:image001.png@01DB...]"), or a company's classification banner ("[EXTERNAL]",
+  gesendet.") wherever it stands, the text part's placeholder of an inline image or an
+  attachment ("[image: logo.png]", "[cid:image001.png@01DB...]", "<IMG_0042.jpeg>"), or a
+  company's classification banner ("[EXTERNAL]",
   "[AMD Official Use Only - General]", "Classification: Internal", a "CAUTION: This
   email originated from outside ..." paragraph): dropped;
 - **the player's text**: everything else.
@@ -103,8 +104,10 @@ _VERB_COLON_RE = re.compile(f"(?:{_VERB_RE.pattern})\\s*[:：]")
 _BANNER_WORD_RE = _any_of(vocabulary.BANNER_WORDS)
 _BANNER_MARK_RE = _any_of(vocabulary.BANNER_MARKS)
 _IMAGE_PLACEHOLDERS_RE = re.compile(
-    "(?:\\[(?:" + "|".join(map(re.escape, vocabulary.IMAGE_PLACEHOLDER_WORDS))
-    + ")\\s*:[^\\[\\]\n]{0,200}\\]\\s*)+")
+    "(?:(?:\\[(?:" + "|".join(map(re.escape, vocabulary.IMAGE_PLACEHOLDER_WORDS))
+    + ")\\s*:[^\\[\\]\n]{0,200}\\]"
+    # Apple Mail's placeholder of an attachment: its file name in angle brackets.
+    + "|<[^<>@/\\n]{1,120}\\.(?:" + "|".join(vocabulary.ATTACHMENT_EXTENSIONS) + ")>)\\s*)+")
 _CLIENT_ENDINGS = tuple(ending.rstrip(".") for ending in vocabulary.CLIENT_LINE_ENDINGS)
 
 
@@ -172,8 +175,9 @@ def is_client_line(stripped: str) -> bool:
 
 
 def is_image_placeholder(stripped: str) -> bool:
-    """A line of nothing but placeholders of inline images ("[image: logo.png]")."""
-    return (len(stripped) <= _SHORT and stripped.startswith("[")
+    """A line of nothing but placeholders of inline images or attachments ("[image:
+    logo.png]", "<IMG_0042.jpeg>")."""
+    return (len(stripped) <= _SHORT and stripped.startswith(("[", "<"))
             and _IMAGE_PLACEHOLDERS_RE.fullmatch(stripped.lower()) is not None)
 
 

@@ -177,6 +177,13 @@ IMAGE_PLACEHOLDER_WORDS: tuple[str, ...] = (
     "图片", "圖片", "이미지", "εικόνα",
 )
 
+#: File name extensions of the attachments Apple Mail names in its text part
+#: ("<IMG_0042.jpeg>").
+ATTACHMENT_EXTENSIONS: tuple[str, ...] = (
+    "png", "jpe?g", "gif", "heic", "heif", "webp", "tiff?", "bmp", "pdf", "mov", "mp4",
+    "m4a", "docx?", "xlsx?", "pptx?", "pages", "numbers", "key", "zip", "txt", "vcf", "ics",
+)
+
 #: Whole lines a corporate mail system puts above or under a text (lower case).
 BANNER_WORDS: tuple[str, ...] = (
     "official use only", "internal", "confidential", "external", "extern", "externe",

@@ -697,6 +697,27 @@ EXTRA: list[Shape] = [
           plain("ａ１−ｃ３，ｄ４\nお願いします\n\n2026年11月27日(金) 12:19 Abalone <{ADDR}>:\n\n{QUOTED}\n",
                 charset="iso-2022-jp", transfer="7bit"),
           "お願いします"),
+    Shape("apple-mail-related-inline-image", "discourse apple_mail_attachment.eml",
+          lambda mail: whole_mail(
+              _headers(mail, "Re: {SUBJECT}", APPLE, "utf-8"),
+              multipart("alternative", "Apple-Mail=_E26F2E97",
+                        text_part("plain", mail.fill(
+                            "{MOVE}\nPicture below.\n\n<IMG_6625.jpeg>\n\n> On 27 Nov 2026, at "
+                            "12:19, Abalone <{ADDR}> wrote:\n> \n{QUOTED}\n")),
+                        multipart("related", "Apple-Mail=_43FB3540",
+                                  text_part("html", mail.fill(
+                                      '<html><body>{MOVE}<div>Picture below.</div><div>&nbsp;'
+                                      '<img apple-inline="yes" src="cid:0340C3C3"></div><div>'
+                                      '<br><blockquote type="cite">On 27 Nov 2026, at 12:19, '
+                                      'Abalone &lt;{ADDR}&gt; wrote:<br><br></blockquote></div>'
+                                      '<blockquote type="cite">{HTMLBOARD}</blockquote></body>'
+                                      '</html>')),
+                                  Part(("Content-Type: image/jpeg; name=\"IMG_6625.jpeg\"",
+                                        "Content-Transfer-Encoding: base64",
+                                        "Content-Disposition: inline; filename=IMG_6625.jpeg",
+                                        "Content-Id: <0340C3C3>"),
+                                       b"/9j/4AAQSkZJRgABAQAAAQABAAD/2wBDAP//////////////\r\n")))),
+          "Picture below."),
 ]
 SHAPES += EXTRA
 
