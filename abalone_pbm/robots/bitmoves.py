@@ -145,17 +145,17 @@ def killers_in_order(lanes: Lanes, skip: int, killer1: int, killer2: int) -> lis
     ``skip``, in the order of :func:`children`: read off their lane bits, so the other
     quiet moves need not be listed when a killer cuts."""
     found: list[tuple[int, int, int]] = []
-    bits_of: dict[int, int] | None = None
     for killer in (killer1, killer2):
         places = _QUIET_PLACES.get(killer)
         if places is None or killer == skip:
             continue
-        if bits_of is None:
-            bits_of = {kind: bits for bits, kind in lanes}
         for kind, n in places:
-            if bits_of.get(kind, 0) >> (n - 1) & 1:
-                # children lists kind by kind, each from the highest bit down.
-                found.append((kind, -n, killer))
+            for bits, lane_kind in lanes:
+                if lane_kind == kind:
+                    if bits >> (n - 1) & 1:
+                        # children lists kind by kind, each from the highest bit down.
+                        found.append((kind, -n, killer))
+                    break
     if len(found) > 1:
         found.sort()
     return [killer for _, _, killer in found]
