@@ -20,9 +20,9 @@ mail has beyond that (parts past ``MAX_PARTS``) was never read and is not kept i
 changed copy. What a person opening the row would read that this reading does not is
 masked too: a Subject that a lenient reader (the standard library's modern policy)
 decodes where ours leaves an encoded word cut by a stray line end is masked as that
-reader shows it; a multipart the library could not take apart (a delimiter of bytes
-that are no ASCII) is read by the rule as its bytes stand, and its passwords hidden in
-them. Every step is linear in the mail's size.
+reader shows it; a part that is no text part but whose bytes a person reads (a
+multipart the library could not take apart, a part of an unknown or broken type, not
+in base64) is read by the rule as its bytes stand, and its passwords hidden in them. Every step is linear in the mail's size.
 """
 
 from __future__ import annotations
@@ -31,6 +31,7 @@ import email.charset
 import email.header
 import email.message
 import email.policy
+import quopri
 import re
 from collections.abc import Iterable
 
@@ -88,10 +89,11 @@ def masked_raw(raw: bytes, secrets: Iterable[str], is_userid: UseridCheck = None
             masked, more = mask_and_find_passwords(content, is_userid)
             texts.append((number, content, masked, False))
             found |= more
-    # What the library could not take apart (a multipart whose delimiter it did not
-    # find) still reaches a person who opens the row: read by the rule as it stands,
-    # and its passwords hidden in the bytes.
-    unresolved = [text for text in map(_unresolved_text, _leaf_parts(reading))
+    # A part that is no text part still reaches a person who opens the row when its
+    # bytes are readable (a multipart the library could not take apart, a part of a
+    # type nobody knows): read by the rule as it stands, its passwords hidden in the
+    # bytes.
+    unresolved = [text for text in map(_readable_other_text, _leaf_parts(reading))
                   if text is not None]
     for text in unresolved:
         found |= find_passwords(text, is_userid)
@@ -137,16 +139,27 @@ def _masked_parts(raw: bytes, reading: email.message.Message,
         return _hide_in_bytes(raw, found)
 
 
-def _unresolved_text(part: email.message.Message) -> str | None:
-    """The text of a leaf the library left unresolved: a multipart or message part
-    whose body it could not take apart (its payload is the body as it came), read as
-    UTF-8 where it is, else Latin-1 (every byte a character). None for any other part."""
-    if part.get_content_maintype() not in ("multipart", "message"):
+#: Transfer encodings that leave a body readable as its bytes stand.
+_READABLE_ENCODINGS = frozenset({"", "7bit", "8bit", "binary", "quoted-printable"})
+
+
+def _readable_other_text(part: email.message.Message) -> str | None:
+    """The text a person reads in a leaf that is no text part (a multipart whose body
+    the library could not take apart, a part of an unknown or broken type) when its
+    bytes are readable as they stand or in quoted-printable, read as UTF-8 where it is,
+    else Latin-1 (every byte a character). None for a text part (read as text) and
+    for a body in base64 (an attachment: its bytes show no word)."""
+    if part.get_content_maintype() == "text":
         return None
     payload = part.get_payload()
     if not isinstance(payload, str):
         return None
+    encoding = str(part.get("Content-Transfer-Encoding", "")).strip().lower()
+    if encoding not in _READABLE_ENCODINGS:
+        return None
     data = payload.encode("utf-8", "surrogateescape")
+    if encoding == "quoted-printable":
+        data = quopri.decodestring(data)
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError:

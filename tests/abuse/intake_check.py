@@ -4,7 +4,10 @@
 (a wedge), parked mails, mails processed without any answer and without a drop reason,
 log lines that are tracebacks (or any record spread over several lines), and every
 password of ``hostile_mail.PASSWORDS`` that got out — in an outgoing mail (decoded, to
-the sender or to anybody else), in the log, or in an inbox note or error.
+the sender or to anybody else), in the log, or in an inbox note or error — and every
+one the masking rule reads as a password in a processed mail's stored copy, decoded as
+a lenient mail program shows it (every header, every text part, the bytes where the
+library cannot take the mail apart).
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from sqlalchemy import func, select
 
 from abalone_pbm.db.models import InboxMail, OutboxMail
 from abalone_pbm.db.session import Database
+from abalone_pbm.protocol.masking import find_passwords, markup_words
 
 from .hostile_mail import PASSWORDS
 
@@ -37,6 +41,35 @@ def _text_of(raw: bytes) -> str:
 
 def _passwords_in(text: str) -> set[str]:
     return {password for password in PASSWORDS if password in text}
+
+
+def _shown_text(raw: bytes) -> str:
+    """A stored mail as a lenient mail program shows it: every header decoded, every
+    text part, and the body's bytes as text where the library finds no text part."""
+    message = email.message_from_bytes(raw, policy=email.policy.default)
+    shown = []
+    for name, value in message.raw_items():
+        try:
+            shown.append(str(email.policy.default.header_fetch_parse(name, value)))
+        except Exception:  # a header the modern policy cannot build: as it stands
+            shown.append(str(value))
+    texts = [part for part in message.walk() if part.get_content_maintype() == "text"]
+    for part in texts:
+        try:
+            shown.append(str(part.get_content()))
+        except Exception:
+            shown.append(raw.decode("utf-8", "replace"))
+    if not texts:
+        shown.append(raw.decode("utf-8", "replace"))
+    return "\n".join(shown)
+
+
+def _stored_passwords(raw: bytes) -> set[str]:
+    """The fuzz passwords the masking rule reads in a stored copy (as text and as the
+    words of its markup)."""
+    shown = _shown_text(raw)
+    return {word for word in find_passwords(shown) | find_passwords(markup_words(shown))
+            if word in PASSWORDS}
 
 
 @dataclass
@@ -61,8 +94,9 @@ class Findings:
                     .group_by(OutboxMail.inbox_id)
                 ).all()
             )
-            for mail_id, status, note, error in session.execute(
-                select(InboxMail.id, InboxMail.status, InboxMail.note, InboxMail.last_error)
+            for mail_id, status, note, error, raw in session.execute(
+                select(InboxMail.id, InboxMail.status, InboxMail.note, InboxMail.last_error,
+                       InboxMail.raw)
             ):
                 found.inbox[status] += 1
                 if status == "new":
@@ -75,6 +109,10 @@ class Findings:
                     found.unanswered.append(mail_id)
                 for password in _passwords_in(f"{note or ''} {error or ''}"):
                     found.passwords_out.append(f"inbox {mail_id} note/error: {password}")
+                if status in ("done", "dropped", "parked"):
+                    for password in sorted(_stored_passwords(bytes(raw))):
+                        found.passwords_out.append(
+                            f"inbox {mail_id} ({status}) stored copy: {password}")
             for out_id, status, recipient, raw, error in session.execute(
                 select(OutboxMail.id, OutboxMail.status, OutboxMail.recipient,
                        OutboxMail.raw, OutboxMail.last_error)

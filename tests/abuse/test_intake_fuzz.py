@@ -128,3 +128,28 @@ def test_zz_close_the_fuzz_run() -> None:
     if _run:
         _run.pop().close()
     assert PASSWORDS
+
+
+def test_the_password_check_reads_the_stored_copies(tmp_path: Path) -> None:
+    """A processed row whose stored copy holds a password in an encoded word is found."""
+    import base64
+    from datetime import datetime, timezone
+
+    from abalone_pbm.db import repository
+    from abalone_pbm.mail.intake import store_inbox
+
+    intake = InProcessIntake(f"sqlite:///{tmp_path / 'stored.sqlite3'}", tmp_path)
+    try:
+        words = base64.b64encode(f"signup fred {PASSWORDS[5]}".encode()).decode()
+        raw = (f"From: fred@example.org\r\nTo: {OURS}\r\nSubject: =?utf-8?B?{words}?=\r\n"
+               "\r\nhello\r\n").encode()
+        now = datetime(2026, 1, 1, tzinfo=timezone.utc)
+        with intake.database.write() as session:
+            mail, _ = store_inbox(session, raw, "fred@example.org", [OURS], now)
+            assert mail is not None
+            repository.mark_inbox(session, mail, "dropped", now)
+        found = intake.findings()
+        assert [f for f in found.passwords_out if "stored copy" in f and PASSWORDS[5] in f], \
+            found.report()
+    finally:
+        intake.close()

@@ -177,3 +177,19 @@ def test_a_password_in_an_encoded_word_is_masked_when_the_bytes_are_kept() -> No
     assert str(message["Subject"]).split() == ["signup", "barney", M, "eve@example.org"]
     assert message["X-Note"] == "kept"
     assert masked.split(b"X-Note", 1)[1] == raw.split(b"X-Note", 1)[1]
+
+
+def test_a_part_of_a_broken_type_is_masked_where_its_bytes_are_readable() -> None:
+    # No text part for the library (a type with no subtype), but a person opening the
+    # row reads the body; in base64 an attachment shows no word and is kept.
+    raw = (b"From: fred@example.org\r\nSubject: list\r\nContent-Type: Mq\xef/\r\n\r\n"
+           b"change\xc2\xa0address\xc2\xa0betty\xc2\xa0Pw5zQx9676\xc2\xa0<>\r\n")
+    masked = masked_raw(raw, ())
+    assert masked == raw.replace(b"Pw5zQx9676", M.encode())
+    qp = (b"From: fred@example.org\r\nSubject: list\r\nContent-Type: application/x-notes\r\n"
+          b"Content-Transfer-Encoding: quoted-printable\r\n\r\nsignup=20fred Pw3zQx3775=\r\n\r\n")
+    assert masked_raw(qp, ()) == qp.replace(b"Pw3zQx3775", M.encode())
+    attached = (b"From: fred@example.org\r\nSubject: list\r\nContent-Type: application/pdf\r\n"
+                b"Content-Transfer-Encoding: base64\r\n\r\n"
+                + base64.b64encode(b"signup fred Pw3zQx3775") + b"\r\n")
+    assert masked_raw(attached, ()) == attached
