@@ -22,7 +22,8 @@ masked too: a Subject that a lenient reader (the standard library's modern polic
 decodes where ours leaves an encoded word cut by a stray line end is masked as that
 reader shows it; a part that is no text part but whose bytes a person reads (a
 multipart the library could not take apart, a part of an unknown or broken type, not
-in base64) is read by the rule as its bytes stand, and its passwords hidden in them. Every step is linear in the mail's size.
+in base64) is read by the rule as its bytes stand, and its passwords hidden in them.
+Every step is linear in the mail's size.
 """
 
 from __future__ import annotations
