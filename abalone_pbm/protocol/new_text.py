@@ -208,13 +208,18 @@ def banner_kind(stripped: str) -> str | None:
 
 _BANNER_WORDS_ALONE = frozenset(word for word in vocabulary.BANNER_WORDS if " " not in word)
 _LETTERS_RE = re.compile(r"[^\W\d_]+")
+_CLASSIFICATION_WORDS = _BANNER_WORDS_ALONE | vocabulary.BANNER_LINE_WORDS
+_CLASSIFICATION_MARKS = " -–|/*_[]():.!"
 
 
 def _classification_only(lower: str) -> bool:
     """A classification written as a line of its own ("Internal Use Only", "Highly
     Confidential", "Public"): its words are classification words, one at least a level."""
+    first = lower.lstrip(_CLASSIFICATION_MARKS).split(None, 1)
+    if not first or first[0].rstrip(_CLASSIFICATION_MARKS) not in _CLASSIFICATION_WORDS:
+        return False  # (most lines end here, after a set lookup)
     words = _LETTERS_RE.findall(lower)
-    if not words or len(words) > 6 or _LETTERS_RE.sub("", lower).strip(" -–|/*_[]():.!"):
+    if not words or len(words) > 6 or _LETTERS_RE.sub("", lower).strip(_CLASSIFICATION_MARKS):
         return False
     return (all(word in _BANNER_WORDS_ALONE or word in vocabulary.BANNER_LINE_WORDS
                 for word in words)
