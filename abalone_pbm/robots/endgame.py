@@ -57,6 +57,10 @@ LEAD_CENTRE: int = 20
 #: Per own marble on e5 or one of its six neighbours (:data:`CORE_CELLS`), at every score.
 CORE: int = 0
 
+#: Per unit of ``mine * theirs * (mine - theirs)`` (:func:`exchange_term`): a marble of
+#: the leader's pushed off costs it less the more it leads.
+EXCHANGE: int = 0
+
 #: e5 and the six cells round it: the cells a defender's compact group holds.
 CORE_CELLS: Final = R1 | (1 << CENTRE)
 
@@ -79,15 +83,27 @@ def centre_excess(bits: int) -> int:
     return side_terms(bits)[2]
 
 
-def set_endgame(contact_pushes: int, lead_centre: int, core: int | None = None) -> None:
-    """Other weights for the terms (matches between settings; ``core`` None keeps
-    :data:`CORE`)."""
-    global CONTACT_PUSHES, LEAD_CENTRE, CORE
+def set_endgame(contact_pushes: int, lead_centre: int, core: int | None = None,
+                exchange: int | None = None) -> None:
+    """Other weights for the terms (matches between settings; ``core`` or ``exchange``
+    None keeps :data:`CORE` or :data:`EXCHANGE`)."""
+    global CONTACT_PUSHES, LEAD_CENTRE, CORE, EXCHANGE
     CONTACT_PUSHES = contact_pushes
     LEAD_CENTRE = lead_centre
     if core is not None:
         CORE = core
+    if exchange is not None:
+        EXCHANGE = exchange
     _CACHE.clear()
+
+
+def exchange_term(mine: int, theirs: int) -> int:
+    """:data:`EXCHANGE` times ``mine * theirs * (mine - theirs)``: nothing until both
+    sides have pushed a marble off, then a marble the leader loses costs it less the
+    further ahead it is (5-0 to 5-1: 20 units; 4-0 to 4-1: 12), so it may offer one to
+    draw the defender's marbles out of their group; the same for the other side when it
+    leads (the term changes sign with the sides)."""
+    return EXCHANGE * mine * theirs * (mine - theirs)
 
 
 def core_term(me: int, op: int) -> int:
@@ -100,7 +116,8 @@ def endgame_terms(me: int, op: int, mine: int, theirs: int) -> int:
     """What :func:`evaluation` adds to the fitted evaluation, for the side to move."""
     pushes = pushable(me, op).bit_count() - pushable(op, me).bit_count()
     return CONTACT_PUSHES * pushes - LEAD_CENTRE * (
-        mine * centre_excess(me) - theirs * centre_excess(op)) + core_term(me, op)
+        mine * centre_excess(me) - theirs * centre_excess(op)
+    ) + core_term(me, op) + exchange_term(mine, theirs)
 
 
 def evaluation(me: int, op: int, mine: int, theirs: int) -> tuple[int, int, int]:
@@ -111,8 +128,9 @@ def evaluation(me: int, op: int, mine: int, theirs: int) -> tuple[int, int, int]
     if answer is not None:
         return answer
     answer = evaluation_with(me, op, mine, theirs, CONTACT_PUSHES, LEAD_CENTRE)
-    if CORE:
-        answer = (answer[0] + core_term(me, op), answer[1], answer[2])
+    if CORE or EXCHANGE:
+        answer = (answer[0] + core_term(me, op) + exchange_term(mine, theirs), answer[1],
+                  answer[2])
     if len(_CACHE) >= CACHE_LIMIT:
         _CACHE.clear()
     _CACHE[key] = answer
