@@ -15,32 +15,65 @@ from .mime import MAX_PARTS
 from .validation import clean_text
 
 
+#: Charset labels mail programs write that Python knows by another name or not at all
+#: (Windows code pages by their Windows names, the ISO 8859 "-i"/"-e" variants of
+#: RFC 1556, "x-" names); Microsoft's "ks_c_5601-1987" is its code page 949, not the
+#: EUC-KR Python reads it as.
+_LABELS = {
+    "windows-874": "cp874", "x-sjis": "cp932", "windows-31j": "cp932", "x-euc-jp": "euc_jp",
+    "x-gbk": "gbk", "ks_c_5601-1987": "cp949", "ks_c_5601": "cp949", "ksc5601": "cp949",
+    "x-mac-roman": "mac_roman", "iso-8859-6-i": "iso8859-6", "iso-8859-6-e": "iso8859-6",
+    "iso-8859-8-i": "iso8859-8", "iso-8859-8-e": "iso8859-8",
+}
+#: The larger charsets the bytes of a label really are in, read first: the Encoding
+#: Standard's reading of these labels, as browsers and mail programs read them (a
+#: Windows program's "iso-8859-1" holds its curly quotes and dashes at 0x80-0x9F, a
+#: Japanese "shift_jis" the NEC and IBM characters of cp932, a Chinese "gb2312" GBK).
+_SUPERSETS = {
+    "iso8859-1": "cp1252", "iso8859-9": "cp1254", "iso8859-11": "cp874", "tis-620": "cp874",
+    "shift_jis": "cp932", "euc_kr": "cp949", "gb2312": "gb18030", "gbk": "gb18030",
+    "big5": "big5hkscs",
+}
+
+
 def _text_codec(charset: str) -> str:
     """``charset`` if Python has a text codec of that name, else utf-8 (an unknown or
     bytes-to-bytes "charset" such as x-bogus or base64 is read as UTF-8)."""
+    label = charset.strip().strip("\"'").lower()
     try:
-        info = codecs.lookup(charset)
+        info = codecs.lookup(_LABELS.get(label, label))
     except (LookupError, ValueError):
         return "utf-8"
     return info.name if getattr(info, "_is_text_encoding", True) else "utf-8"
 
 
+def _single_byte(payload: bytes) -> str:
+    """8-bit text of unknown charset: Windows' Latin-1 (its quotes and dashes at
+    0x80-0x9F, never C1 controls), Latin-1 if it has a byte Windows leaves out."""
+    try:
+        return payload.decode("cp1252")
+    except UnicodeDecodeError:
+        return payload.decode("latin-1")
+
+
 def _decode_bytes(payload: bytes, charset: str) -> str:
     """The payload as text; never raises, whatever the bytes and the declared charset."""
     codec = _text_codec(charset)
-    try:
-        return payload.decode(codec)
-    except (UnicodeError, ValueError, LookupError):
-        pass
+    wider = _SUPERSETS.get(codec)
+    for name in (wider, codec) if wider else (codec,):
+        try:
+            return payload.decode(name)
+        except (UnicodeError, ValueError, LookupError):
+            pass
     if codec in ("ascii", "utf-8"):
         # Mislabelled 8-bit text: UTF-8 with a few broken bytes keeps its words,
-        # anything else is most likely Latin-1.
+        # anything else is most likely Windows' Latin-1.
         text = payload.decode("utf-8", "replace")
         if text.count("\ufffd") * 20 <= max(len(text), 1):
             return text
-        return payload.decode("latin-1")
+        return _single_byte(payload)
     try:
-        return payload.decode(codec, errors="replace")
+        return payload.decode(wider or codec, errors="replace")
     except (UnicodeError, ValueError, LookupError):
         return payload.decode("utf-8", "replace")
 

@@ -24,8 +24,10 @@ def _crlf(data: bytes) -> bytes:
 
 
 def text_part(subtype: str, text: str, charset: str = "utf-8",
-              transfer: str = "quoted-printable", params: str = "") -> Part:
-    """``text`` encoded in ``charset`` and then in the transfer encoding ``transfer``."""
+              transfer: str = "quoted-printable", params: str = "",
+              label: str | None = None) -> Part:
+    """``text`` encoded in ``charset`` and then in the transfer encoding ``transfer``,
+    its charset named ``label`` (a mail program's name for it) or ``charset``."""
     data = _crlf(text.encode(charset))
     if transfer == "quoted-printable":
         # quopri encodes a line end's CR; encode LF lines, then end them with CRLF.
@@ -36,7 +38,7 @@ def text_part(subtype: str, text: str, charset: str = "utf-8",
         body = data
     else:
         raise ValueError(f"no such transfer encoding in these tests: {transfer}")
-    content_type = f"Content-Type: text/{subtype}; charset=\"{charset}\"{params}"
+    content_type = f"Content-Type: text/{subtype}; charset=\"{label or charset}\"{params}"
     return Part((content_type, f"Content-Transfer-Encoding: {transfer}"), body)
 
 

@@ -77,10 +77,11 @@ def _headers(mail: BoardMail, subject: str, client: tuple[tuple[str, str], ...],
 
 def plain(text: str, *, charset: str = "utf-8", transfer: str = "quoted-printable",
           params: str = "", subject: str = "Re: {SUBJECT}", quote: str = "> ",
-          client: tuple[tuple[str, str], ...] = ()) -> Build:
-    """A text/plain reply."""
+          client: tuple[tuple[str, str], ...] = (), label: str | None = None) -> Build:
+    """A text/plain reply (its text in ``charset``, named ``label`` if given)."""
     def build(mail: BoardMail) -> bytes:
-        body = text_part("plain", mail.fill(text, quote=quote), charset, transfer, params)
+        body = text_part("plain", mail.fill(text, quote=quote), charset, transfer, params,
+                         label)
         return whole_mail(_headers(mail, subject, client, charset), body)
     return build
 
@@ -718,6 +719,33 @@ EXTRA: list[Shape] = [
                                         "Content-Id: <0340C3C3>"),
                                        b"/9j/4AAQSkZJRgABAQAAAQABAAD/2wBDAP//////////////\r\n")))),
           "Picture below."),
+    Shape("windows-text-labelled-iso-8859-1", "Outlook Express / Windows: cp1252 bytes "
+          "labelled iso-8859-1", plain("{MOVE}\nThat’s it – “nice”\n\n-----Original Message-----\n"
+                                        "From: Abalone <{ADDR}>\nSent: Friday\nTo: Fred\nSubject: "
+                                        "{SUBJECT}\n\n{BOARD}\n", charset="cp1252",
+                                        label="iso-8859-1",
+                                        client=(("X-Mailer", "Microsoft Outlook Express 6.00"),)),
+          "That’s it – “nice”"),
+    Shape("outlook-thai-windows-874", "Outlook th",
+          plain("{MOVE}\nโชคดีนะ\n\nจาก: Abalone <{ADDR}>\nส่ง: 27 พฤศจิกายน 2026 12:19\nถึง: Fred\n"
+                "เรื่อง: {SUBJECT}\n\n{BOARD}\n", charset="cp874", label="windows-874",
+                transfer="base64", client=OUTLOOK),
+          "โชคดีนะ"),
+    Shape("outlook-korean-ks-c-5601", "Outlook ko (ks_c_5601-1987 is code page 949)",
+          plain("{MOVE}\n똠방각하 화이팅\n\n-----Original Message-----\n보낸 사람: Abalone <{ADDR}>\n"
+                "보낸 날짜: 2026년 11월 27일 금요일 오후 12:19\n받는 사람: Fred\n제목: {SUBJECT}\n\n"
+                "{BOARD}\n", charset="cp949", label="ks_c_5601-1987", transfer="base64",
+                client=OUTLOOK),
+          "똠방각하 화이팅"),
+    Shape("japanese-shift-jis-nec-characters", "Windows mail (ja): cp932 bytes as Shift_JIS",
+          plain("{MOVE}\n①手目です\n\n-----Original Message-----\n差出人: Abalone <{ADDR}>\n"
+                "件名: {SUBJECT}\n\n{BOARD}\n", charset="cp932", label="shift_jis",
+                transfer="base64"),
+          "①手目です"),
+    Shape("hebrew-iso-8859-8-i", "Thunderbird he, logical-order ISO-8859-8-I",
+          plain("{MOVE}\nשלום\n\nAbalone כתב:\n{QUOTED}\n", charset="iso-8859-8",
+                label="iso-8859-8-i", transfer="8bit", client=THUNDERBIRD),
+          "שלום"),
 ]
 SHAPES += EXTRA
 
