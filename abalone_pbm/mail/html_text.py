@@ -154,6 +154,7 @@ _MARKER_SUFFIXES = (
 _SIGNATURE_SUFFIXES = (
     "gmail_signature", "signature", "ms-outlook-mobile-signature", "moz-signature",
     "applemailsignature", "protonmail_signature_block", "ymail_android_signature",
+    "zm-_id_-sgn",
 )
 
 
