@@ -17,7 +17,8 @@ import pytest
 
 from abalone_pbm import render
 from abalone_pbm.protocol.comments import extract_comment
-from abalone_pbm.protocol.reply import ReplyAction, choose_reply_text, parse_reply_body, read_reply
+from abalone_pbm.protocol.reply import (ReplyAction, choose_reply_text, parse_reply_body, read_reply,
+                                         subject_action)
 from abalone_pbm.render.views import Comment, GameView
 from abalone_pbm.rules import Board
 
@@ -287,3 +288,202 @@ def test_a_reply_at_the_size_limit_is_read_whatever_follows_the_move(name: str) 
     assert action.comment.startswith("gg")
     assert len(action.comment) <= 33 * 1024
     assert not any(line.lstrip().startswith(">") for line in action.comment.splitlines())
+
+
+# ------------------------------------------------------------------ sweeps of one rule
+# Each rule of the reader, tried on its every form in the languages and clients it
+# names: one form failing is the rule failing (see tests/mail/test_client_mails.py for
+# the same shapes as whole mails through the worker).
+
+#: Gmail's, Apple's, Thunderbird's and webmailers' attribution lines, as they write them.
+ATTRIBUTIONS = {
+    "en": "On Fri, Nov 27, 2026 at 12:19 PM Abalone <{ADDR}> wrote:",
+    "de": "Am Fr., 27. Nov. 2026 um 12:19 Uhr schrieb Abalone <{ADDR}>:",
+    "fr": "Le ven. 27 nov. 2026 à 12:19, Abalone <{ADDR}> a écrit :",
+    "es": "El vie, 27 nov 2026 a las 12:19, Abalone (<{ADDR}>) escribió:",
+    "it": "Il giorno ven 27 nov 2026 alle ore 12:19 Abalone <{ADDR}> ha scritto:",
+    "pt": "Em sex., 27 de nov. de 2026 às 12:19, Abalone <{ADDR}> escreveu:",
+    "nl": "Op vr 27 nov 2026 om 12:19 schreef Abalone <{ADDR}>:",
+    "sv": "Den fre 27 nov. 2026 kl 12:19 skrev Abalone <{ADDR}>:",
+    "da": "Den fre. 27. nov. 2026 kl. 12.19 skrev Abalone <{ADDR}>:",
+    "no": "fre. 27. nov. 2026 kl. 12:19 skrev Abalone <{ADDR}>:",
+    "fi": "pe 27.11.2026 klo 12.19 Abalone (<{ADDR}>) kirjoitti:",
+    "pl": "pt., 27 lis 2026 o 12:19 Abalone <{ADDR}> napisał(a):",
+    "cs": "pá 27. 11. 2026 v 12:19 odesílatel Abalone <{ADDR}> napsal:",
+    "sk": "pi 27. 11. 2026 o 12:19 Abalone <{ADDR}> napísal(a):",
+    "ru": "пт, 27 нояб. 2026 г. в 12:19, Abalone <{ADDR}>:",
+    "uk": "пт, 27 лист. 2026 р. о 12:19 Abalone <{ADDR}> пише:",
+    "tr": "Abalone <{ADDR}>, 27 Kas 2026 Cum, 12:19 tarihinde şunu yazdı:",
+    "hu": "Abalone <{ADDR}> ezt írta (időpont: 2026. nov. 27., P, 12:19):",
+    "ro": "Abalone <{ADDR}> a scris (vin., 27 nov. 2026, 12:19):",
+    "el": "Στις Παρ 27 Νοε 2026 στις 12:19 μ.μ., ο/η Abalone <{ADDR}> έγραψε:",
+    "ja": "2026年11月27日(金) 12:19 Abalone <{ADDR}>:",
+    "zh": "Abalone <{ADDR}> 于2026年11月27日周五 12:19写道：",
+    "zh-tw": "Abalone <{ADDR}> 於 2026年11月27日 週五 下午12:19寫道：",
+    "ko": "2026년 11월 27일 (금) 오후 12:19, Abalone <{ADDR}>님이 작성:",
+    "ar": "في الجمعة، 27 نوفمبر 2026 في 12:19 م، كتب Abalone <{ADDR}>:",
+    "he": "\u202bבתאריך יום ו׳, 27 בנוב׳ 2026 ב-12:19 מאת \u202aAbalone\u202c\u200f <\u202a{ADDR}\u202c\u200f>:\u202c",
+    "th": "เมื่อ ศ. 27 พ.ย. 2026 เวลา 12:19 Abalone <{ADDR}> เขียนว่า:",
+    "vi": "Vào Th 6, 27 thg 11, 2026 vào lúc 12:19 Abalone <{ADDR}> đã viết:",
+    "id": "Pada tanggal Jum, 27 Nov 2026 pukul 12.19 Abalone <{ADDR}> menulis:",
+    "fa": "در تاریخ جمعه ۲۷ نوامبر ۲۰۲۶ ساعت ۱۲:۱۹ Abalone <{ADDR}> نوشت:",
+    "hi": "शुक्र, 27 नव॰ 2026 को 12:19 pm बजे को Abalone <{ADDR}> ने लिखा:",
+    "thunderbird": "Abalone wrote:",
+    "outlook-ios": 'On Fri, Nov 27, 2026 at 12:19 PM +0100, "Abalone" <{ADDR}> wrote:',
+    "mutt-star": "* Abalone <{ADDR}> [2026-11-27 12:19]:",
+    "mutt-quoting": "Quoting Abalone <{ADDR}>:",
+    "gnus": "Abalone <{ADDR}> writes:",
+    "horde": "Zitat von Abalone <{ADDR}>:",
+    "roundcube": "On 2026-11-27 12:19, Abalone wrote:",
+    "sogo": 'Le vendredi 27 novembre 2026 12:19 CET, "Abalone" <{ADDR}> a écrit:',
+}
+
+
+def _attribution_forms(attribution: str) -> dict[str, str]:
+    """The reply shapes an attribution stands in: above a quote, wrapped before the
+    address, above an unquoted copy, and above a quote the move is written under."""
+    line = attribution.replace("{ADDR}", ADDRESS)
+    forms = {
+        "quoted": f"c3-c5,d4\nMine\n\n{line}\n\n{QUOTED}\n",
+        "unquoted": f"c3-c5,d4\nMine\n\n{line}\n\n{BOARD}\n",
+        "bottom-posted": f"{line}\n{QUOTED}\n\nc3-c5,d4\nMine\n",
+    }
+    if " <" in line:
+        wrapped = line.replace(" <", "\n<", 1)
+        forms["wrapped"] = f"c3-c5,d4\nMine\n\n{wrapped}\n\n{QUOTED}\n"
+    return forms
+
+
+@pytest.mark.parametrize("language", sorted(ATTRIBUTIONS))
+def test_an_attribution_in_any_language_and_wrapping_is_not_the_comment(language: str) -> None:
+    for form, body in _attribution_forms(ATTRIBUTIONS[language]).items():
+        assert parse_reply_body(body) == move("c3-c5,d4", "Mine"), form
+
+
+#: Outlook's header block above the old mail, in languages the vocabulary names and in
+#: some it does not (then three "Label: value" lines naming an address or the board).
+HEADER_BLOCKS = {
+    "is": "Frá: Abalone <{ADDR}>\nSent: 27. nóvember 2026 12:19\nTil: Fred\nEfni: Abalone Board 101",
+    "et": "Saatja: Abalone <{ADDR}>\nSaadetud: 27. november 2026 12:19\nAdressaat: Fred\nTeema: Abalone Board 101",
+    "lt": "Nuo: Abalone <{ADDR}>\nIšsiųsta: 2026 m. lapkričio 27 d. 12:19\nKam: Fred\nTema: Abalone Board 101",
+    "lv": "No: Abalone <{ADDR}>\nNosūtīts: piektdiena, 2026. gada 27. novembris 12:19\nKam: Fred\nTēma: Abalone Board 101",
+    "ro": "De la: Abalone <{ADDR}>\nTrimis: vineri, 27 noiembrie 2026 12:19\nCătre: Fred\nSubiect: Abalone Board 101",
+    "hr": "Šalje: Abalone <{ADDR}>\nPoslano: 27. studenoga 2026. 12:19\nPrima: Fred\nPredmet: Abalone Board 101",
+    "sl": "Od: Abalone <{ADDR}>\nPoslano: petek, 27. november 2026 12:19\nZa: Fred\nZadeva: Abalone Board 101",
+    "el": "Από: Abalone <{ADDR}>\nΣτάλθηκε: Παρασκευή, 27 Νοεμβρίου 2026 12:19 μμ\nΠρος: Fred\nΘέμα: Abalone Board 101",
+    "he": "מאת: Abalone <{ADDR}>\nנשלח: יום שישי 27 נובמבר 2026 12:19\nאל: Fred\nנושא: Abalone Board 101",
+    "ar": "من: Abalone <{ADDR}>\nتم الإرسال: الجمعة، 27 نوفمبر 2026 12:19 م\nإلى: Fred\nالموضوع: Abalone Board 101",
+    "th": "จาก: Abalone <{ADDR}>\nส่ง: 27 พฤศจิกายน 2026 12:19\nถึง: Fred\nเรื่อง: Abalone Board 101",
+    "vi": "Từ: Abalone <{ADDR}>\nĐã gửi: Thứ Sáu, 27 tháng 11, 2026 12:19\nĐến: Fred\nChủ đề: Abalone Board 101",
+    "id": "Dari: Abalone <{ADDR}>\nDikirim: Jumat, 27 November 2026 12.19\nKepada: Fred\nPerihal: Abalone Board 101",
+    "ca": "De: Abalone <{ADDR}>\nEnviat el: divendres, 27 de novembre de 2026 12:19\nPer a: Fred\nAssumpte: Abalone Board 101",
+    "sk": "Od: Abalone <{ADDR}>\nOdoslané: piatok 27. novembra 2026 12:19\nKomu: Fred\nPredmet: Abalone Board 101",
+    "hu": "Feladó: Abalone <{ADDR}>\nElküldve: 2026. november 27., péntek 12:19\nCímzett: Fred\nTárgy: Abalone Board 101",
+    "ko": "보낸 사람: Abalone <{ADDR}>\n보낸 날짜: 2026년 11월 27일 금요일 오후 12:19\n받는 사람: Fred\n제목: Abalone Board 101",
+    "fa": "از: Abalone <{ADDR}>\nارسال شده: جمعه، 27 نوامبر 2026 12:19\nبه: Fred\nموضوع: Abalone Board 101",
+    "sr": "Од: Abalone <{ADDR}>\nПослато: петак, 27. новембар 2026. 12:19\nЗа: Fred\nТема: Abalone Board 101",
+    "bg": "От: Abalone <{ADDR}>\nИзпратено: петък, 27 ноември 2026 г. 12:19\nДо: Fred\nТема: Abalone Board 101",
+    "de-name-only": "Von: Abalone\nGesendet: Freitag, 27. November 2026 12:19\nAn: Fred\nBetreff: AW: Spiel",
+    "en-from-wrapped": "From: Abalone \n<{ADDR}> \nSent: Friday\nTo: Fred\nSubject: Abalone Board 101",
+}
+
+
+@pytest.mark.parametrize("language", sorted(HEADER_BLOCKS))
+def test_a_header_block_in_any_language_ends_the_new_text(language: str) -> None:
+    block = HEADER_BLOCKS[language].replace("{ADDR}", ADDRESS)
+    for old_mail in (BOARD, "Some old text that is not a board mail\n"):
+        body = f"c3-c5,d4\nMine\n\n{block}\n\n{old_mail}"
+        assert parse_reply_body(body) == move("c3-c5,d4", "Mine"), old_mail[:20]
+
+
+CLIENT_LINES = (
+    "Enviado desde mi iPhone", "Envoyé de mon iPhone", "Inviato da iPhone",
+    "Enviado do meu iPhone", "Verstuurd vanaf mijn iPhone", "Skickat från min iPhone",
+    "Sendt fra min iPhone", "Lähetetty iPhonesta", "Wysłane z iPhone'a", "Odesláno z iPhonu",
+    "Отправлено с iPhone", "iPhone'umdan gönderildi", "iPhoneから送信", "发自我的iPhone",
+    "從我的 iPhone 傳送", "나의 iPhone에서 보냄", "Gửi từ iPhone của tôi", "Dikirim dari iPhone saya",
+    "Poslano s mog iPhonea", "Poslato sa mog iPhone-a", "Trimis de pe iPhone-ul meu",
+    "Elküldve az iPhone-omról", "Αποστολή από το iPhone μου", "Надіслано з iPhone",
+    "נשלח מה-iPhone שלי", "أرسلت من الـ iPhone", "ส่งจาก iPhone ของฉัน", "Enviat des del meu iPhone",
+    "Saadetud minu iPhone'ist", "Išsiųsta iš mano iPhone", "Nosūtīts no mana iPhone",
+    "Von meinem Samsung Galaxy Smartphone gesendet.", "Obtenha o Outlook para Android",
+    "Sent with Spark", "Sent from Edison Mail", "Sent from my BlackBerry 10 smartphone.",
+    "Wysłane z aplikacji Outlook dla Androida", "Skickat från E-post för Windows",
+)
+
+
+@pytest.mark.parametrize("line", CLIENT_LINES)
+def test_a_client_line_in_any_language_is_not_the_comment(line: str) -> None:
+    body = f"c3-c5,d4\nMine\n\n{line}\n\nOn Fri, Nov 27, 2026 at 12:19 PM Abalone <{ADDRESS}> wrote:\n{QUOTED}\n"
+    assert parse_reply_body(body) == move("c3-c5,d4", "Mine")
+
+
+BANNERS = (
+    "[EXTERNAL]", "[EXT]", "*EXTERNAL*", "EXTERNAL EMAIL", "[AMD Official Use Only - General]",
+    "[Public]", "Sensitivity: Internal", "Classification: General", "Internal Use Only",
+    "Confidential", "Highly Confidential", "For internal use only", "Restricted - Internal",
+    "General Business",
+    "CAUTION: This email originated from outside of the organization. Do not click links or "
+    "open attachments unless you recognize the sender and know the content is safe.",
+    "This message is from an external sender. Be cautious, especially with links.",
+    "Achtung: Diese E-Mail wurde von außerhalb der Organisation gesendet.",
+    "ATTENTION : Ce courriel provient de l'extérieur de l'organisation.",
+    "PRECAUCIÓN: Este correo electrónico se originó fuera de la organización.",
+    "Let op: deze e-mail is afkomstig van buiten de organisatie.",
+    "You don't often get email from abalone@pbm.example.org. Learn why this is "
+    "important<https://aka.ms/LearnAboutSenderIdentification>",
+)
+
+
+@pytest.mark.parametrize("banner", BANNERS)
+def test_a_banner_above_the_move_is_passed_over(banner: str) -> None:
+    body = f"{banner}\n\nc3-c5,d4\nMine\n\nOn Fri, Nov 27, 2026 at 12:19 PM Abalone <{ADDRESS}> wrote:\n{QUOTED}\n"
+    assert parse_reply_body(body) == move("c3-c5,d4", "Mine")
+
+
+@pytest.mark.parametrize("line", ["The general idea", "Public transport is late", "Internal affairs",
+                                  "Confidential: c3 is weak", "Use it well"])
+def test_a_sentence_with_a_classification_word_is_the_comment(line: str) -> None:
+    assert parse_reply_body(f"c3-c5,d4\n{line}\n") == move("c3-c5,d4", line)
+
+
+GREETINGS = (
+    "Hi Wilma,", "Hello Wilma", "Dear Wilma,", "Wilma,", "Wilma:", "Wilma -", "Hi all,",
+    "Good morning Wilma,", "Hallo Wilma,", "Moin,", "Salut Wilma !", "Bonjour Wilma,",
+    "Hola Wilma:", "Buenas tardes,", "Ciao Wilma,", "Olá Wilma,", "Hej Wilma!", "Cześć Wilma,",
+    "Привет, Вильма!", "Merhaba Wilma,", "こんにちは", "你好，", "안녕하세요,", "Szia Wilma!",
+    "Γεια σου Wilma,", "שלום וילמה,", "مرحبا", "Xin chào Wilma,", "Halo Wilma,", "Salam",
+)
+
+
+@pytest.mark.parametrize("greeting", GREETINGS)
+def test_a_greeting_above_the_move_is_part_of_the_comment(greeting: str) -> None:
+    assert parse_reply_body(f"{greeting}\n\nc3-c5,d4\n\nCheers\n") == move(
+        "c3-c5,d4", f"{greeting}\n\nCheers")
+
+
+@pytest.mark.parametrize("typed", ["ａ１－ｃ３，ｄ４", "a1–c3,d4", "a1 – c3, d4", "a1‑c3,d4",
+                                   "a1−c3,d4", "a1-c3，d4"])
+def test_a_move_is_read_as_typed_whatever_the_input_method_or_autocorrection(typed: str) -> None:
+    assert parse_reply_body(f"{typed}\n") == move("a1-c3,d4")
+
+
+@pytest.mark.parametrize("subject", [
+    "a1-c3,d4", "New Abalone Board 101 fred a1-c3,d4", "a1-c3,d4 Re: New Abalone Board 101 fred",
+    "New Abalone Board 101 fred - a1-c3,d4", "New Abalone Board 101 fred: a1-c3,d4",
+    "[New Abalone Board 101 fred] a1-c3,d4", "New Abalone Board 101 fred (a1-c3,d4)",
+    "New Abalone Board 101 fred — a1-c3,d4", "回复：New Abalone Board 101 fred a1-c3,d4",
+    "Odp: New Abalone Board 101 fred a1-c3,d4", "[EXTERNAL] Re: New Abalone Board 101 fred a1-c3,d4",
+    "[EXTERNAL] New Abalone Board 101 fred a1-c3,d4", "a1-c3,d4 - Re: New Abalone Board 101 fred",
+])
+def test_a_move_typed_in_the_subject_is_found(subject: str) -> None:
+    action = subject_action(subject, 101, ["fred", "wilma"])
+    assert action is not None and action.move_text == "a1-c3,d4"
+
+
+@pytest.mark.parametrize("subject", [
+    "New Abalone Board 101 fred", "Abalone Board 101 wilma **", "New Abalone Board 102 fred a1-c3,d4",
+    "resign Re: New Abalone Board 101 fred a1-c3,d4", "I think Re: New Abalone Board 101 fred a1-c3,d4",
+])
+def test_a_subject_without_one_command_of_the_player_carries_none(subject: str) -> None:
+    assert subject_action(subject, 101, ["fred", "wilma"]) is None
