@@ -76,6 +76,9 @@ _SHORT = 300
 
 _SERVER_MAIL_RE = re.compile(
     r"(?:New )?Summary of Abalone Board \d+"
+    # The HTML part's heading ("New Abalone Board 101", "Abalone Board 101: the game
+    # is over"): an HTML copy's first line.
+    r"|(?:New |Reminder: )?Abalone Board \d+(?::|$)"
     r"|It is \S+'s turn"
     r"|[A-I]-(?: [^ /]){5,9}(?: /(?: \d)?)?$"
     r"|1 2 3 4 5$"

@@ -44,12 +44,13 @@ class BoardMail:
     message_id: str
     text: str
     html_body: str  # the HTML part's <body> content
+    move: str = MOVE  # the move fred plays in answer
 
     def fill(self, template: str, *, quote: str = "> ") -> str:
         """``template`` with its placeholders filled: {MOVE} {ADDR} {SUBJECT} {BOARD}
         (the text copied), {QUOTED} (each line behind ``quote``), {HTMLBOARD}."""
         quoted = "\n".join((quote + line).rstrip() for line in self.text.splitlines())
-        return (template.replace("{MOVE}", MOVE).replace("{ADDR}", self.address)
+        return (template.replace("{MOVE}", self.move).replace("{ADDR}", self.address)
                 .replace("{SUBJECT}", self.subject).replace("{QUOTED}", quoted)
                 .replace("{HTMLBOARD}", self.html_body).replace("{BOARD}", self.text))
 
@@ -755,8 +756,21 @@ EXTRA: list[Shape] = [
     Shape("outlook-new-mac-reference", "new Outlook for Mac HTML", html('<html><body><div class="elementToProof">{MOVE}</div><div class="elementToProof">New Mac</div><div id="mail-editor-reference-message-container"><div class="ms-outlook-mobile-reference-message skipProofing"><b>From: </b>Abalone &lt;{ADDR}&gt;<br><b>Date: </b>Friday, 27 November 2026 at 12:19<br><b>To: </b>Fred<br><b>Subject: </b>{SUBJECT}<br><br></div>{HTMLBOARD}</div></body></html>'), "New Mac"),
     Shape("outlook-ios-html", "Outlook for iOS HTML", html('<html><body><div dir="auto">{MOVE}</div><div dir="auto">iOS</div><div id="ms-outlook-mobile-signature" dir="auto">Get <a href="https://aka.ms/o0ukef">Outlook for iOS</a></div><div id="ms-outlook-mobile-body-separator-line" dir="auto"><hr style="display:inline-block;width:98%"></div><div id="divRplyFwdMsg" dir="ltr"><font face="Calibri"><b>From:</b> Abalone &lt;{ADDR}&gt;<br><b>Sent:</b> Friday, November 27, 2026 12:19:01 PM<br><b>To:</b> Fred<br><b>Subject:</b> {SUBJECT}</font><div>&nbsp;</div></div>{HTMLBOARD}</body></html>'), "iOS"),
     Shape("samsung-html", "Samsung Email HTML", html('<html><body><div dir="auto">{MOVE}</div><div dir="auto">Galaxy</div><div dir="auto"><br></div><div id="composer_signature" dir="auto"><div style="font-size:85%;color:#575757" dir="auto">Sent from my Galaxy</div></div><div dir="auto"><br></div><div align="left" dir="auto" style="font-size:100%;color:#000000"><div>-------- Original message --------</div><div>From: Abalone &lt;{ADDR}&gt; </div><div>Date: 27/11/2026 12:19 (GMT+01:00) </div><div>To: fred@example.org </div><div>Subject: {SUBJECT} </div><div><br></div></div>{HTMLBOARD}</body></html>'), "Galaxy"),
+    Shape("html-copy-without-header", "Outlook HTML: the board copied under a rule, no header",
+          html('<div>{MOVE}</div><div>Mine</div><hr>{HTMLBOARD}', client=OUTLOOK),
+          "Mine"),
 ]
 SHAPES += EXTRA
+
+
+#: A game's first plies (legal: the game takes each), and wilma's comment on hers,
+#: which names a move: a board mail in the middle of a game quotes both.
+OPENING = ("a1-c3,d4", "g5,g4", "a2-c4,d5")
+WILMA_COMMENT = "Your move, Fred!\nc3-c5,d4 would be brave"
+MID_GAME = ("gmail-alternative-qp", "outlook-desktop-windows-1252", "outlook-web-html-only-es",
+            "apple-html-only-blockquote-cite", "html-copy-without-header",
+            "yahoo-web-yahoo-quoted", "thunderbird-flowed-moz-cite", "iphone-dutch-het-volgende",
+            "outlook-msonormal-html-only", "subject-move-polish-prefix")
 
 
 @pytest.fixture(scope="module")
@@ -764,8 +778,8 @@ def harness(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Harness]:
     folder: Path = tmp_path_factory.mktemp("client-mails")
     # A game a case, all started by fred against wilma: more than a day's challenges.
     made = make_harness(f"sqlite:///{folder / 'abalone.sqlite3'}", folder,
-                        challenges_per_sender_daily=len(SHAPES) + 1,
-                        challenges_per_player_daily=len(SHAPES) + 1)
+                        challenges_per_sender_daily=len(SHAPES) + len(MID_GAME) + 1,
+                        challenges_per_player_daily=len(SHAPES) + len(MID_GAME) + 1)
     made.signup("fred", "fred-pw", FRED)
     made.signup("wilma", "wilma-pw", WILMA)
     yield made
@@ -814,3 +828,36 @@ def test_a_client_mail_plays_the_move_and_shows_the_comment(harness: Harness,
     assert played is not None and played.group(1) == shape.move
     assert _shown_comment(to_wilma[0]) == shape.comment
     assert to_wilma[0].subject.endswith("**") == bool(shape.comment)
+
+
+def _mid_game_board_mail(harness: Harness) -> BoardMail:
+    """fred's board mail after the first two plies, with wilma's comment in it."""
+    first = _board_mail(harness)
+    sent = harness.mail(FRED, f"Re: {first.subject}", OPENING[0] + "\n", to=first.address)
+    to_wilma = next(mail for mail in sent if mail.to == WILMA)
+    assert to_wilma.reply_to is not None
+    sent = harness.mail(WILMA, f"Re: {to_wilma.subject}", f"{OPENING[1]}\n{WILMA_COMMENT}\n",
+                        to=parseaddr(to_wilma.reply_to)[1])
+    to_fred = next(mail for mail in sent if mail.to == FRED)
+    assert to_fred.reply_to is not None and to_fred.html is not None
+    assert "c3-c5,d4 would be brave" in to_fred.body
+    body = re.search(r"<body[^>]*>(.*)</body>", to_fred.html, re.DOTALL)
+    assert body is not None
+    return BoardMail(first.board, parseaddr(to_fred.reply_to)[1], to_fred.subject,
+                     str(to_fred.message["Message-ID"]), to_fred.body, body.group(1), OPENING[2])
+
+
+@pytest.mark.parametrize("name", MID_GAME)
+def test_a_reply_in_the_middle_of_a_game_plays_its_move_not_a_quoted_one(
+        harness: Harness, name: str) -> None:
+    """The board mail quotes the move list and wilma's comment, which names a move:
+    only the move fred wrote is played, and only his comment shown."""
+    shape = next(shape for shape in SHAPES if shape.name == name)
+    board_mail = _mid_game_board_mail(harness)
+    sent = harness.deliver(FRED, board_mail.address, shape.build(board_mail))
+    assert _ply(harness, board_mail.board) == 3, [(m.to, m.subject, m.body[:600]) for m in sent]
+    to_wilma = [mail for mail in sent if mail.to == WILMA]
+    assert len(to_wilma) == 1
+    played = re.search(r"^ *3\. (\S+)", to_wilma[0].body, re.MULTILINE)
+    assert played is not None and played.group(1) == OPENING[2]
+    assert _shown_comment(to_wilma[0]) == shape.comment
