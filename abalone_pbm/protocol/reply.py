@@ -25,8 +25,9 @@ Here the command is found in it, by these rules:
   as a whole ("c3-c5,d4"), or what the player typed before or after the board mail's
   Subject ("c3-c5,d4 Re: Abalone Board 101 fred", "Re: Abalone Board 101 fred
   c3-c5,d4", "... fred - c3-c5,d4", "... fred (c3-c5,d4)"), whatever reply prefixes or
-  tags a mail program or system put first ("Odp:", "回复：", "[EXTERNAL] Re:").  The Subject the server wrote ("Re: Abalone Board 101 fred **") stays a
-  non-move, whatever the userid in it is called.  Then the new text is the comment.
+  tags a mail program or system put first ("Odp:", "回复：", "[EXTERNAL] Re:").  The
+  Subject the server wrote ("Re: Abalone Board 101 fred **") stays a non-move, whatever
+  the userid in it is called.  Then the new text is the comment.
 """
 
 from __future__ import annotations
