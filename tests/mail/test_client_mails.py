@@ -517,43 +517,70 @@ EXTRA: list[Shape] = [
           ""),
 
     Shape("thunderbird-html-only-moz-cite", "Thunderbird HTML only",
-          html('<html><head><meta http-equiv="content-type" content="text/html; charset=UTF-8"></head><body>'
-               '<p>{MOVE}</p><p>Thunderbird HTML<br></p><div class="moz-cite-prefix">On 27/11/2026 12:19, '
-               'Abalone wrote:<br></div><blockquote type="cite" cite="mid:x@y">{HTMLBOARD}</blockquote>'
-               '<div class="moz-signature">-- <br>Fred</div></body></html>', client=THUNDERBIRD),
+          html('<html><head><meta http-equiv="content-type" content="text/html; charset=UTF-8">'
+               "</head><body><p>{MOVE}</p><p>Thunderbird HTML<br></p><div "
+               'class="moz-cite-prefix">On 27/11/2026 12:19, Abalone wrote:<br></div>'
+               '<blockquote type="cite" cite="mid:x@y">{HTMLBOARD}</blockquote><div '
+               'class="moz-signature">-- <br>Fred</div></body></html>',
+               client=THUNDERBIRD),
           "Thunderbird HTML"),
     Shape("yahoo-html-only", "Yahoo HTML only",
-          html('<html><head></head><body><div class="ydp3 yahoo-style-wrap" style="font-family:Helvetica"><div></div>'
-               '<div dir="ltr" data-setdir="false">{MOVE}</div><div dir="ltr">Yahoo HTML</div></div>'
-               '<div id="ydp_yahoo_quoted" class="yahoo_quoted"><div style="font-family:Helvetica">'
-               '<div>On Friday, November 27, 2026 at 12:19:01 PM GMT+1, Abalone &lt;{ADDR}&gt; wrote:</div>'
-               '<div><br></div><div><br></div><div><div>{HTMLBOARD}</div></div></div></div></body></html>'),
+          html('<html><head></head><body><div class="ydp3 yahoo-style-wrap" '
+               'style="font-family:Helvetica"><div></div><div dir="ltr" data-setdir="false">'
+               '{MOVE}</div><div dir="ltr">Yahoo HTML</div></div><div id="ydp_yahoo_quoted" '
+               'class="yahoo_quoted"><div style="font-family:Helvetica"><div>On Friday, '
+               "November 27, 2026 at 12:19:01 PM GMT+1, Abalone &lt;{ADDR}&gt; wrote:</div><div>"
+               "<br></div><div><br></div><div><div>{HTMLBOARD}</div></div></div></div></body>"
+               "</html>"),
           "Yahoo HTML"),
     Shape("gmail-html-external-banner", "Gmail for Workspace HTML, an [EXTERNAL] paragraph",
-          html(gmail_markup('<p style="color:red">[EXTERNAL] This email originated from outside the organization.</p>'
-                            '<div>{MOVE}</div><div>Under the banner</div>')), "Under the banner"),
+          html(gmail_markup('<p style="color:red">[EXTERNAL] This email originated from outside '
+                            "the organization.</p><div>{MOVE}</div><div>Under the banner</div>")),
+          "Under the banner"),
     Shape("html-greeting-nbsp-move", "HTML: greeting, then the move with &nbsp; inside",
-          html(gmail_markup('<div>Hi Wilma,</div><div><br></div><div>a1-c3,&nbsp;d4</div><div><br></div><div>Cheers</div>')), "Hi Wilma,\n\nCheers"),
+          html(gmail_markup("<div>Hi Wilma,</div><div><br></div><div>a1-c3,&nbsp;d4</div><div>"
+                            "<br></div><div>Cheers</div>")),
+          "Hi Wilma,\n\nCheers"),
     Shape("html-sent-from-iphone-div", "iOS HTML, Sent from my iPhone as a div",
-          html('<html><body dir="auto">{MOVE}<div>Nice<br id="lineBreakAtBeginningOfSignature"><div dir="ltr">Sent from my iPhone</div>'
-               '<div dir="ltr"><br><blockquote type="cite">On 27 Nov 2026, at 12:19, Abalone &lt;{ADDR}&gt; wrote:<br><br></blockquote></div>'
-               '<blockquote type="cite"><div dir="ltr">{HTMLBOARD}</div></blockquote></div></body></html>', client=IPHONE), "Nice"),
+          html('<html><body dir="auto">{MOVE}<div>Nice<br id="lineBreakAtBeginningOfSignature">'
+               '<div dir="ltr">Sent from my iPhone</div><div dir="ltr"><br><blockquote '
+               'type="cite">On 27 Nov 2026, at 12:19, Abalone &lt;{ADDR}&gt; wrote:<br><br>'
+               '</blockquote></div><blockquote type="cite"><div dir="ltr">{HTMLBOARD}</div>'
+               "</blockquote></div></body></html>",
+               client=IPHONE),
+          "Nice"),
     Shape("outlook-html-classification-header", "Outlook HTML only, MSIP label paragraph",
-          html('<html><body><p style="font-family:Arial;font-size:10pt;color:#0000FF;margin:15pt;" align="Left">'
-               'Classification: Internal<br></p><br><div><div class="WordSection1"><p class="MsoNormal">{MOVE}<o:p></o:p></p>'
-               '<p class="MsoNormal">Labelled<o:p></o:p></p><div><div style="border:none;border-top:solid #E1E1E1 1.0pt">'
-               '<p class="MsoNormal"><b>From:</b> Abalone &lt;{ADDR}&gt;<br><b>Sent:</b> Friday<br><b>To:</b> Fred<br>'
-               '<b>Subject:</b> {SUBJECT}</p></div></div>{HTMLBOARD}</div></div></body></html>', client=OUTLOOK), "Labelled"),
+          html("<html><body><p "
+               'style="font-family:Arial;font-size:10pt;color:#0000FF;margin:15pt;" '
+               'align="Left">Classification: Internal<br></p><br><div><div class="WordSection1">'
+               '<p class="MsoNormal">{MOVE}<o:p></o:p></p><p class="MsoNormal">Labelled<o:p>'
+               '</o:p></p><div><div style="border:none;border-top:solid #E1E1E1 1.0pt"><p '
+               'class="MsoNormal"><b>From:</b> Abalone &lt;{ADDR}&gt;<br><b>Sent:</b> Friday<br>'
+               "<b>To:</b> Fred<br><b>Subject:</b> {SUBJECT}</p></div></div>{HTMLBOARD}</div>"
+               "</div></body></html>",
+               client=OUTLOOK),
+          "Labelled"),
     Shape("alternative-text-lacks-new-text-outlook", "Outlook: text part holds only the copy",
-          alternative("\n\nFrom: Abalone <{ADDR}>\nSent: Friday\nTo: Fred\nSubject: {SUBJECT}\n\n{BOARD}\n",
-                      outlook_markup("{MOVE}<br>Only in HTML", "<b>From:</b> Abalone &lt;{ADDR}&gt;<br><b>Sent:</b> Friday<br><b>To:</b> Fred<br><b>Subject:</b> {SUBJECT}")), "Only in HTML"),
+          alternative("\n\nFrom: Abalone <{ADDR}>\nSent: Friday\nTo: Fred\nSubject: {SUBJECT}\n"
+                      "\n{BOARD}\n",
+                      outlook_markup("{MOVE}<br>Only in HTML",
+                                     "<b>From:</b> Abalone &lt;{ADDR}&gt;<br><b>Sent:</b> "
+                                     "Friday<br><b>To:</b> Fred<br><b>Subject:</b> {SUBJECT}")),
+          "Only in HTML"),
     Shape("german-greeting-banner-html", "HTML: Hallo, then the move",
-          html('<div>Hallo Wilma,</div><div>{MOVE}</div><div>Viel Glück</div><div class="gmail_quote">'
-               'Am Fr., 27. Nov. 2026 um 12:19 Uhr schrieb Abalone &lt;{ADDR}&gt;:<blockquote class="gmail_quote">{HTMLBOARD}</blockquote></div>'), "Hallo Wilma,\nViel Glück"),
+          html("<div>Hallo Wilma,</div><div>{MOVE}</div><div>Viel Glück</div><div "
+               'class="gmail_quote">Am Fr., 27. Nov. 2026 um 12:19 Uhr schrieb Abalone '
+               '&lt;{ADDR}&gt;:<blockquote class="gmail_quote">{HTMLBOARD}</blockquote></div>'),
+          "Hallo Wilma,\nViel Glück"),
     Shape("plain-move-in-bold-stars", "K-9 plain text, *move*",
-          plain("*{MOVE}*\n\nStars\n\nAm 27. November 2026 12:19:01 MEZ schrieb Abalone <{ADDR}>:\n{QUOTED}\n"), "Stars"),
+          plain("*{MOVE}*\n\nStars\n\nAm 27. November 2026 12:19:01 MEZ schrieb Abalone <{ADDR}>"
+                ":\n{QUOTED}\n"),
+          "Stars"),
     Shape("plain-greeting-and-sent-from", "Android: Hi, move, Sent from my Galaxy",
-          plain("Hi Wilma,\n{MOVE}\n\n\nSent from my Galaxy\n\n\n-------- Original message --------\nFrom: Abalone <{ADDR}> \nDate: 27/11/2026 12:19 (GMT+01:00) \nTo: fred@example.org \nSubject: {SUBJECT} \n\n{BOARD}\n"), "Hi Wilma,"),
+          plain("Hi Wilma,\n{MOVE}\n\n\nSent from my Galaxy\n\n\n-------- Original message "
+                "--------\nFrom: Abalone <{ADDR}> \nDate: 27/11/2026 12:19 (GMT+01:00) \nTo: "
+                "fred@example.org \nSubject: {SUBJECT} \n\n{BOARD}\n"),
+          "Hi Wilma,"),
     Shape("ios-default-folded-headers", "discourse spec/fixtures/emails/ios_default.eml",
           lambda mail: mail.fill(
               "From: Fred Flintstone <fred@example.org>\r\nContent-Type: multipart/alternative;"
@@ -605,8 +632,8 @@ EXTRA: list[Shape] = [
                 "Abalone <{ADDR}> a scris:\n> \n{QUOTED}\n", charset="iso-8859-2", client=IPHONE),
           "Mult noroc"),
     Shape("spark-indonesian", "Spark and Android (id)",
-          plain("{MOVE}\n\nSent with Spark\nDikirim dari iPhone saya\n\nPada 27 Nov 2026 12.19 +0100, "
-                "Abalone <{ADDR}>, menulis:\n{QUOTED}\n"),
+          plain("{MOVE}\n\nSent with Spark\nDikirim dari iPhone saya\n\nPada 27 Nov 2026 12.19 "
+                "+0100, Abalone <{ADDR}>, menulis:\n{QUOTED}\n"),
           ""),
     Shape("outlook-slovenian-od", "email_reply_trimmer embedded_email_* (sl), Outlook sl",
           plain("{MOVE}\nVeliko sreče\n\nOd: Abalone <{ADDR}>\nPoslano: petek, 27. november 2026 "
@@ -748,14 +775,71 @@ EXTRA: list[Shape] = [
                 label="iso-8859-8-i", transfer="8bit", client=THUNDERBIRD),
           "שלום"),
 
-    Shape("gmx-html-only-name-quote", "GMX/web.de HTML", html('<html><head></head><body><div style="font-family: Verdana;font-size: 12.0px;"><div>{MOVE}</div><div>GMX hier</div><div>&nbsp;<div>&nbsp;<div name="quote" style="margin:10px 5px 5px 10px; padding: 10px 0 10px 10px; border-left:2px solid #C3D9E5;"><div style="margin:0 0 10px 0;"><b>Gesendet:</b>&nbsp;Freitag, 27. November 2026 um 12:19 Uhr<br><b>Von:</b>&nbsp;"Abalone" &lt;{ADDR}&gt;<br><b>An:</b>&nbsp;fred@example.org<br><b>Betreff:</b>&nbsp;{SUBJECT}</div><div name="quoted-content">{HTMLBOARD}</div></div></div></div></div></body></html>', charset="iso-8859-1"), "GMX hier"),
-    Shape("mailru-html-only", "Mail.ru HTML", html('<HTML><BODY><div>{MOVE}</div><div>Удачи</div><div>&nbsp;</div><blockquote style="border-left:1px solid #0857A6; margin:10px; padding:0 0 0 10px;">Пятница, 27 ноября 2026, 12:19 +01:00 от Abalone &lt;{ADDR}&gt;:<br>&nbsp;<div id=""><div class="js-helper js-readmsg-msg">{HTMLBOARD}</div></div></blockquote></BODY></HTML>'), "Удачи"),
-    Shape("yandex-html-only", "Yandex HTML", html('<div>{MOVE}</div><div>Удачи</div><div>&nbsp;</div><div>27.11.2026, 12:19, "Abalone" &lt;{ADDR}&gt;:</div><blockquote>{HTMLBOARD}</blockquote>'), "Удачи"),
-    Shape("zoho-html-only", "Zoho HTML", html('<html><body><div style="font-family: Verdana"><div>{MOVE}<br></div><div>Zoho here<br></div><div id="Zm-_Id_-Sgn"><div>Regards,<br>Fred</div></div><div class="zmail_extra_hr" style="border-top: 1px solid rgb(204, 204, 204)"></div><div class="zmail_extra"><div><br></div><div id="Zm-_Id_-Sgn1">---- On Fri, 27 Nov 2026 12:19:01 +0100 <b>Abalone &lt;{ADDR}&gt;</b> wrote ---<br></div><blockquote style="border-left: 1px solid rgb(204, 204, 204)">{HTMLBOARD}</blockquote></div></div></body></html>'), "Zoho here"),
-    Shape("naver-html-only", "Naver HTML (ko)", html('<div>{MOVE}</div><div>화이팅</div><br><div>-----Original Message-----<br><b>From:</b> "Abalone"&lt;{ADDR}&gt;<br><b>To:</b> "Fred"&lt;fred@example.org&gt;;<br><b>Cc:</b><br><b>Sent:</b> 2026-11-27 (금) 12:19:01 (GMT+01:00)<br><b>Subject:</b> {SUBJECT}<br><br>{HTMLBOARD}</div>', charset="euc-kr", transfer="base64"), "화이팅"),
-    Shape("outlook-new-mac-reference", "new Outlook for Mac HTML", html('<html><body><div class="elementToProof">{MOVE}</div><div class="elementToProof">New Mac</div><div id="mail-editor-reference-message-container"><div class="ms-outlook-mobile-reference-message skipProofing"><b>From: </b>Abalone &lt;{ADDR}&gt;<br><b>Date: </b>Friday, 27 November 2026 at 12:19<br><b>To: </b>Fred<br><b>Subject: </b>{SUBJECT}<br><br></div>{HTMLBOARD}</div></body></html>'), "New Mac"),
-    Shape("outlook-ios-html", "Outlook for iOS HTML", html('<html><body><div dir="auto">{MOVE}</div><div dir="auto">iOS</div><div id="ms-outlook-mobile-signature" dir="auto">Get <a href="https://aka.ms/o0ukef">Outlook for iOS</a></div><div id="ms-outlook-mobile-body-separator-line" dir="auto"><hr style="display:inline-block;width:98%"></div><div id="divRplyFwdMsg" dir="ltr"><font face="Calibri"><b>From:</b> Abalone &lt;{ADDR}&gt;<br><b>Sent:</b> Friday, November 27, 2026 12:19:01 PM<br><b>To:</b> Fred<br><b>Subject:</b> {SUBJECT}</font><div>&nbsp;</div></div>{HTMLBOARD}</body></html>'), "iOS"),
-    Shape("samsung-html", "Samsung Email HTML", html('<html><body><div dir="auto">{MOVE}</div><div dir="auto">Galaxy</div><div dir="auto"><br></div><div id="composer_signature" dir="auto"><div style="font-size:85%;color:#575757" dir="auto">Sent from my Galaxy</div></div><div dir="auto"><br></div><div align="left" dir="auto" style="font-size:100%;color:#000000"><div>-------- Original message --------</div><div>From: Abalone &lt;{ADDR}&gt; </div><div>Date: 27/11/2026 12:19 (GMT+01:00) </div><div>To: fred@example.org </div><div>Subject: {SUBJECT} </div><div><br></div></div>{HTMLBOARD}</body></html>'), "Galaxy"),
+    Shape("gmx-html-only-name-quote", "GMX/web.de HTML",
+          html('<html><head></head><body><div style="font-family: Verdana;font-size: 12.0px;">'
+               '<div>{MOVE}</div><div>GMX hier</div><div>&nbsp;<div>&nbsp;<div name="quote" '
+               'style="margin:10px 5px 5px 10px; padding: 10px 0 10px 10px; border-left:2px '
+               'solid #C3D9E5;"><div style="margin:0 0 10px 0;"><b>Gesendet:</b>&nbsp;Freitag, '
+               '27. November 2026 um 12:19 Uhr<br><b>Von:</b>&nbsp;"Abalone" &lt;{ADDR}&gt;<br>'
+               "<b>An:</b>&nbsp;fred@example.org<br><b>Betreff:</b>&nbsp;{SUBJECT}</div><div "
+               'name="quoted-content">{HTMLBOARD}</div></div></div></div></div></body></html>',
+               charset="iso-8859-1"),
+          "GMX hier"),
+    Shape("mailru-html-only", "Mail.ru HTML",
+          html("<HTML><BODY><div>{MOVE}</div><div>Удачи</div><div>&nbsp;</div><blockquote "
+               'style="border-left:1px solid #0857A6; margin:10px; padding:0 0 0 10px;">'
+               "Пятница, 27 ноября 2026, 12:19 +01:00 от Abalone &lt;{ADDR}&gt;:<br>&nbsp;<div "
+               'id=""><div class="js-helper js-readmsg-msg">{HTMLBOARD}</div></div></blockquote>'
+               "</BODY></HTML>"),
+          "Удачи"),
+    Shape("yandex-html-only", "Yandex HTML",
+          html("<div>{MOVE}</div><div>Удачи</div><div>&nbsp;</div><div>27.11.2026, 12:19, "
+               '"Abalone" &lt;{ADDR}&gt;:</div><blockquote>{HTMLBOARD}</blockquote>'),
+          "Удачи"),
+    Shape("zoho-html-only", "Zoho HTML",
+          html('<html><body><div style="font-family: Verdana"><div>{MOVE}<br></div><div>Zoho '
+               'here<br></div><div id="Zm-_Id_-Sgn"><div>Regards,<br>Fred</div></div><div '
+               'class="zmail_extra_hr" style="border-top: 1px solid rgb(204, 204, 204)"></div>'
+               '<div class="zmail_extra"><div><br></div><div id="Zm-_Id_-Sgn1">---- On Fri, 27 '
+               "Nov 2026 12:19:01 +0100 <b>Abalone &lt;{ADDR}&gt;</b> wrote ---<br></div>"
+               '<blockquote style="border-left: 1px solid rgb(204, 204, 204)">'
+               "{HTMLBOARD}</blockquote></div></div></body></html>"),
+          "Zoho here"),
+    Shape("naver-html-only", "Naver HTML (ko)",
+          html("<div>{MOVE}</div><div>화이팅</div><br><div>-----Original Message-----<br><b>"
+               'From:</b> "Abalone"&lt;{ADDR}&gt;<br><b>To:</b> '
+               '"Fred"&lt;fred@example.org&gt;;<br><b>Cc:</b><br><b>Sent:</b> 2026-11-27 (금) '
+               "12:19:01 (GMT+01:00)<br><b>Subject:</b> {SUBJECT}<br><br>{HTMLBOARD}</div>",
+               charset="euc-kr",
+               transfer="base64"),
+          "화이팅"),
+    Shape("outlook-new-mac-reference", "new Outlook for Mac HTML",
+          html('<html><body><div class="elementToProof">{MOVE}</div><div class="elementToProof">'
+               'New Mac</div><div id="mail-editor-reference-message-container"><div '
+               'class="ms-outlook-mobile-reference-message skipProofing"><b>From: </b>Abalone '
+               "&lt;{ADDR}&gt;<br><b>Date: </b>Friday, 27 November 2026 at 12:19<br><b>To: </b>"
+               "Fred<br><b>Subject: </b>{SUBJECT}<br><br></div>{HTMLBOARD}</div></body></html>"),
+          "New Mac"),
+    Shape("outlook-ios-html", "Outlook for iOS HTML",
+          html('<html><body><div dir="auto">{MOVE}</div><div dir="auto">iOS</div><div '
+               'id="ms-outlook-mobile-signature" dir="auto">Get <a href="https://aka.ms/o0ukef">'
+               'Outlook for iOS</a></div><div id="ms-outlook-mobile-body-separator-line" '
+               'dir="auto"><hr style="display:inline-block;width:98%"></div><div '
+               'id="divRplyFwdMsg" dir="ltr"><font face="Calibri"><b>From:</b> Abalone '
+               "&lt;{ADDR}&gt;<br><b>Sent:</b> Friday, November 27, 2026 12:19:01 PM<br><b>"
+               "To:</b> Fred<br><b>Subject:</b> {SUBJECT}</font><div>&nbsp;</div></div>"
+               "{HTMLBOARD}</body></html>"),
+          "iOS"),
+    Shape("samsung-html", "Samsung Email HTML",
+          html('<html><body><div dir="auto">{MOVE}</div><div dir="auto">Galaxy</div><div '
+               'dir="auto"><br></div><div id="composer_signature" dir="auto"><div '
+               'style="font-size:85%;color:#575757" dir="auto">Sent from my Galaxy</div></div>'
+               '<div dir="auto"><br></div><div align="left" dir="auto" '
+               'style="font-size:100%;color:#000000"><div>-------- Original message '
+               "--------</div><div>From: Abalone &lt;{ADDR}&gt; </div><div>Date: 27/11/2026 "
+               "12:19 (GMT+01:00) </div><div>To: fred@example.org </div><div>Subject: {SUBJECT} "
+               "</div><div><br></div></div>{HTMLBOARD}</body></html>"),
+          "Galaxy"),
     Shape("html-copy-without-header", "Outlook HTML: the board copied under a rule, no header",
           html('<div>{MOVE}</div><div>Mine</div><hr>{HTMLBOARD}', client=OUTLOOK),
           "Mine"),
