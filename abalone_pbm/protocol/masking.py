@@ -46,7 +46,10 @@ Masking is exact in both directions (DESIGN §2.6). The rule:
    refuses them). Where the command takes more userids there (``games``, ``history``,
    ``challenge``), the word is a userid: masked only when it names no user (which only
    the server knows, ``is_userid``) and is password-shaped (see rule 2), so that an
-   answer names the unknown userid the user typed ("there is no user ghost").
+   answer names the unknown userid the user typed ("there is no user ghost"). After
+   a slip of a command without a password the word is masked only when it is
+   password-shaped: "Held og lykke" (Danish for good luck, "help" with one slip) is
+   prose.
 4. **Once found, everywhere.** A password found in a text is masked wherever else it
    stands in that text, also run together with other words (a Subject repeated
    without blanks, ``PWsignup``, a second command on the same line as a move's
@@ -684,6 +687,14 @@ def _line_passwords(analysed: Sequence[str], index: int, start: int,
     spec_or_none, used = found if found is not None else (_bare_game_command(lowered[0]), 1)
     position = _word_after_userid(spec_or_none, words[used:], is_userid)
     if position is None:
+        return []
+    if (found is not None and not found[0].secret
+            and tuple(lowered[:used]) != tuple(found[0].words[-used:])
+            and not password_shaped(words[used + position])):
+        # A slip of a command that takes no password ("Held og lykke", Danish for good
+        # luck, read as "help"): twice unlikely to carry one, so only a word written
+        # as passwords are is masked. (A line whose first words are no command the
+        # rule recognises, "change passwd fred old new", keeps rule 3 as it stands.)
         return []
     count = len(spec_or_none.secret) if spec_or_none is not None and spec_or_none.secret else 1
     return [spans[used + p] for p in range(position, position + count)

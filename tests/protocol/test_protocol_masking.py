@@ -316,6 +316,20 @@ def test_prose_after_a_command_word_is_never_masked(line: str) -> None:
     assert mask_passwords(line) == line
 
 
+@pytest.mark.parametrize("line", ["Held og lykke", "Hell og lykke!", "gmaes fred wants"])
+def test_prose_after_a_slip_of_a_command_without_a_password_is_not_masked(line: str) -> None:
+    assert mask_passwords(line) == line
+
+
+@pytest.mark.parametrize("line, masked", [
+    ("hlep fred Secret1", f"hlep fred {M}"),
+    ("Help og lykke", f"Help og {M}"),  # (the command itself: rule 3 as it stands)
+    ("signpu fred lykke", f"signpu fred {M}"),  # (a slip of a command with a password)
+])
+def test_a_slip_keeps_rule_3_for_what_may_be_a_password(line: str, masked: str) -> None:
+    assert mask_passwords(line) == masked
+
+
 def test_a_further_userid_is_masked_only_when_it_names_nobody() -> None:
     users = {"fred", "wilma"}
     # Without the users known, "games fred wilma" and "games fred secret" look alike.
