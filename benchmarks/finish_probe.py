@@ -33,7 +33,7 @@ import time
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 BENCHMARKS = Path(__file__).resolve().parent
 REPO = BENCHMARKS.parent
@@ -46,10 +46,15 @@ from abalone_pbm.robots.base import occupied_mask, push_kind  # noqa: E402
 from abalone_pbm.robots.bitmoves import EJECT, children  # noqa: E402
 from abalone_pbm.robots.duel import LIMIT_WIN, WIN_THRESHOLD  # noqa: E402
 from abalone_pbm.robots.features import (  # noqa: E402
-    PRESSURE, centre_sum, pushable, set_pressure)
+    PRESSURE, R1, centre_sum, pushable, set_pressure)
 from abalone_pbm.rules import Board, Rules  # noqa: E402
+from abalone_pbm.rules.geometry import CENTRE  # noqa: E402
 from external_match import (  # noqa: E402
     COTIX_URL, DEFAULT_CACHE, CotixEngine, build_cotix, move_to, resolve_source)
+
+
+#: e5 and its six neighbours: where Cotix's group stood in the games that stalled.
+CORE_CELLS: Final = R1 | (1 << CENTRE)
 
 
 @dataclass
@@ -181,18 +186,21 @@ def replies(before: dict[str, object], after: dict[str, object]) -> int | None:
 def print_contact(path: Path, from_ply: int = 30) -> None:
     """Per game, the plies at which a marble went off, and from ``from_ply`` on: the
     share of the other side's moves that pushed, the marbles of ours it could push and
-    of its ours could push at our moves, and how much farther from e5 our marbles stood
-    than its (steps a marble, on average)."""
+    of its ours could push at our moves, how much farther from e5 our marbles stood
+    than its (steps a marble, on average), and how many of ours and of its stood on e5
+    and its six neighbours (:data:`CORE_CELLS`)."""
     games: dict[int, list[dict[str, Any]]] = {}  # JSON lines of the trace
     for line in path.read_text().splitlines():
         entry = json.loads(line)
         games.setdefault(int(entry["game"]), []).append(entry)
     print(f"per game (from ply {from_ply}: the other side's pushes, marbles of ours it could "
-          "push / of its we could, our marbles' extra distance from e5):")
-    totals: list[float] = [0, 0, 0, 0, 0, 0.0]  # pushes, replies, positions, exposed, reach, distance
+          "push / of its we could, our marbles' extra distance from e5, ours / its on e5 "
+          "and its ring):")
+    # pushes, replies, positions, exposed, reach, distance, our core, their core
+    totals: list[float] = [0, 0, 0, 0, 0, 0.0, 0, 0]
     for game, entries in sorted(games.items()):
         offs, score = [], (0, 0)
-        pushes = replied = positions = exposed = reach = 0
+        pushes = replied = positions = exposed = reach = our_core = their_core = 0
         distance = 0.0
         for entry, following in zip(entries, entries[1:] + [None]):
             now = (int(entry["mine"]), int(entry["theirs"]))
@@ -207,23 +215,29 @@ def print_contact(path: Path, from_ply: int = 30) -> None:
             exposed += pushable(op, me).bit_count()
             reach += pushable(me, op).bit_count()
             distance += centre_sum(me) / me.bit_count() - centre_sum(op) / op.bit_count()
+            our_core += (me & CORE_CELLS).bit_count()
+            their_core += (op & CORE_CELLS).bit_count()
             kind = replies(entry, following) if following is not None else None
             if kind is not None:
                 replied += 1
                 pushes += kind > 0
-        for i, figure in enumerate((pushes, replied, positions, exposed, reach, distance)):
+        figures = (pushes, replied, positions, exposed, reach, distance, our_core, their_core)
+        for i, figure in enumerate(figures):
             totals[i] += figure
         last = entries[-1]
         line = f"  game {game + 1}: to ply {last['ply']}, off at {' '.join(offs) or '-'}"
         if positions:
             line += (f"; pushes {pushes / max(1, replied):.0%}, pushable {exposed / positions:.1f}"
-                     f" / {reach / positions:.1f}, farther {distance / positions:+.2f}")
+                     f" / {reach / positions:.1f}, farther {distance / positions:+.2f}, core "
+                     f"{our_core / positions:.1f} / {their_core / positions:.1f}")
         print(line)
-    all_pushes, all_replied, all_positions, all_exposed, all_reach, all_distance = totals
+    (all_pushes, all_replied, all_positions, all_exposed, all_reach, all_distance,
+     all_our_core, all_their_core) = totals
     if all_positions:
         print(f"  all games: pushes {all_pushes / max(1, all_replied):.0%}, pushable "
               f"{all_exposed / all_positions:.2f} / {all_reach / all_positions:.2f}, farther "
-              f"{all_distance / all_positions:+.2f}")
+              f"{all_distance / all_positions:+.2f}, core {all_our_core / all_positions:.2f}"
+              f" / {all_their_core / all_positions:.2f}")
 
 
 def play_out(start: Start, ours: str, engine: CotixEngine, budget: float, movelimit: int,

@@ -57,3 +57,12 @@ def test_contact_figures_per_game(tmp_path: Path, capsys: pytest.CaptureFixture[
     share = sum(k > 0 for k in counted) / len(counted)
     assert f"pushes {share:.0%}" in out
     assert "game 1: to ply" in out and "all games:" in out
+    # Ours and theirs on e5 and its ring, averaged over our moves (the same figure per
+    # game and over all games here: one game).
+    boards = [Board(str(e["position"]), Rules(players=2)) for e in entries]
+    ours = sum((b.marbles(b.turn) & fp.CORE_CELLS).bit_count() for b in boards) / len(boards)
+    theirs = sum((b.marbles(3 - b.turn) & fp.CORE_CELLS).bit_count()
+                 for b in boards) / len(boards)
+    assert f"core {ours:.1f} / {theirs:.1f}" in out
+    assert f"core {ours:.2f} / {theirs:.2f}" in out
+    assert fp.CORE_CELLS.bit_count() == 7
