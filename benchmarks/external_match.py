@@ -665,10 +665,6 @@ def main(argv: list[str] | None = None) -> int:
                         "(endgame.CONTACT_PUSHES)")
     parser.add_argument("--lead-centre", type=int, default=None,
                         help="another weight for ours' lead centre term (endgame.LEAD_CENTRE)")
-    parser.add_argument("--core", type=int, default=None,
-                        help="another weight for ours' core term (endgame.CORE)")
-    parser.add_argument("--exchange", type=int, default=None,
-                        help="another weight for ours' exchange term (endgame.EXCHANGE)")
     parser.add_argument("--trace", default=None,
                         help="write one JSON line per move of ours to this file")
     parser.add_argument("--record", default=None,
@@ -690,11 +686,9 @@ def main(argv: list[str] | None = None) -> int:
         set_weights(json.loads(Path(args.weights).read_text()))
     if args.pressure is not None or args.pushes is not None:
         set_pressure(PRESSURE if args.pressure is None else args.pressure, args.pushes)
-    endgame_options = (args.contact_pushes, args.lead_centre, args.core, args.exchange)
-    if any(option is not None for option in endgame_options):
+    if args.contact_pushes is not None or args.lead_centre is not None:
         set_endgame(CONTACT_PUSHES if args.contact_pushes is None else args.contact_pushes,
-                    LEAD_CENTRE if args.lead_centre is None else args.lead_centre, args.core,
-                    args.exchange)
+                    LEAD_CENTRE if args.lead_centre is None else args.lead_centre)
     players = int(args.players.rstrip("t"))
     if players > 2 and args.engine != "verloop":
         parser.error("games with more players are played against the Java engine (verloop)")

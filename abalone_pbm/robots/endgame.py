@@ -39,30 +39,41 @@ games each: 8 against 4, short of the 80 % wanted, and within the noise of runs 
 small on a loaded machine.  Lines of three aimed at the other side's marbles (a
 further term weighted like the lead centre term) gave 1 of 5 and 2 of 4 and were
 dropped.
+
+Who holds the centre, measured again (seed 2, the same command, the search of
+commit bf0d08a, 8 games a run, mean load 1.8 to 3.4): with these terms 4 of 8 won by six
+(5.25 marbles pushed off a game; from ply 30, at our moves, 0.9 of our marbles stood
+on e5 and its six neighbours against 5.6 of Cotix's, and in the four games to the
+limit 0.0 to 1.7 against 5.0 to 6.5; ``finish_probe.py --analyse`` prints it as
+"core").  Cotix takes those cells in the first 30 plies, while we take its rim
+marbles.  Tried and dropped, each with the same seed: a core term, a weight per own
+marble on those seven cells less the other side's, at every score: 150 gave 4 of 8
+(5.00 pushed off, games 21 plies longer, core 1.2 against 5.4), 400 gave 4 of 8
+(4.62; core 2.3 against 4.4): in three standard games we then held the core (5.3 to
+6.3 of ours against 0.5 to 1.6) and won two games by ply 86, but a third held it and
+ended 2-1 at the limit (the centre bought with rim marbles not taken), and on the
+Belgian Daisy Cotix still held it (5.4 to 6.0) in all four; an exchange term,
+``40 * mine * theirs * (mine - theirs)`` (a marble the leader loses costs it less the
+further ahead it is), 4 of 8 and a 0-0 draw (4.38): it is nothing until both sides
+have lost a marble, which was so at 4 of our 506 moves.  The same seed does not
+replay the same games (both searches stop on the clock): the exchange run changed
+almost nothing at the root and its games still differed from the baseline's, so one
+run of eight tells little below a change of two or three wins by six.  Holding the
+core does not decide a game alone: two of the exchange run's wins had 0.0 and 0.4 of
+our marbles there.
 """
 
 from __future__ import annotations
 
 from typing import Final
 
-from abalone_pbm.rules.geometry import CENTRE
-
-from .features import R1, evaluation_with, pushable, register_cache, side_terms
+from .features import evaluation_with, pushable, register_cache, side_terms
 
 #: Per marble of the other side a side could push now, at every score.
 CONTACT_PUSHES: int = 100
 #: Per marble a side has pushed off, for each step one of its own marbles stands from e5
 #: beyond two (:func:`centre_excess`).
 LEAD_CENTRE: int = 20
-#: Per own marble on e5 or one of its six neighbours (:data:`CORE_CELLS`), at every score.
-CORE: int = 0
-
-#: Per unit of ``mine * theirs * (mine - theirs)`` (:func:`exchange_term`): a marble of
-#: the leader's pushed off costs it less the more it leads.
-EXCHANGE: int = 0
-
-#: e5 and the six cells round it: the cells a defender's compact group holds.
-CORE_CELLS: Final = R1 | (1 << CENTRE)
 
 #: :func:`evaluation`'s answers by (me, op, mine, theirs): the search's only cache of
 #: evaluations (the fitted terms and these in one pass, :func:`features.evaluation_with`),
@@ -83,41 +94,19 @@ def centre_excess(bits: int) -> int:
     return side_terms(bits)[2]
 
 
-def set_endgame(contact_pushes: int, lead_centre: int, core: int | None = None,
-                exchange: int | None = None) -> None:
-    """Other weights for the terms (matches between settings; ``core`` or ``exchange``
-    None keeps :data:`CORE` or :data:`EXCHANGE`)."""
-    global CONTACT_PUSHES, LEAD_CENTRE, CORE, EXCHANGE
+def set_endgame(contact_pushes: int, lead_centre: int) -> None:
+    """Other weights for the terms (matches between settings)."""
+    global CONTACT_PUSHES, LEAD_CENTRE
     CONTACT_PUSHES = contact_pushes
     LEAD_CENTRE = lead_centre
-    if core is not None:
-        CORE = core
-    if exchange is not None:
-        EXCHANGE = exchange
     _CACHE.clear()
-
-
-def exchange_term(mine: int, theirs: int) -> int:
-    """:data:`EXCHANGE` times ``mine * theirs * (mine - theirs)``: nothing until both
-    sides have pushed a marble off, then a marble the leader loses costs it less the
-    further ahead it is (5-0 to 5-1: 20 units; 4-0 to 4-1: 12), so it may offer one to
-    draw the defender's marbles out of their group; the same for the other side when it
-    leads (the term changes sign with the sides)."""
-    return EXCHANGE * mine * theirs * (mine - theirs)
-
-
-def core_term(me: int, op: int) -> int:
-    """:data:`CORE` for each marble of ``me`` on :data:`CORE_CELLS`, less the same for
-    ``op``."""
-    return CORE * ((me & CORE_CELLS).bit_count() - (op & CORE_CELLS).bit_count())
 
 
 def endgame_terms(me: int, op: int, mine: int, theirs: int) -> int:
     """What :func:`evaluation` adds to the fitted evaluation, for the side to move."""
     pushes = pushable(me, op).bit_count() - pushable(op, me).bit_count()
     return CONTACT_PUSHES * pushes - LEAD_CENTRE * (
-        mine * centre_excess(me) - theirs * centre_excess(op)
-    ) + core_term(me, op) + exchange_term(mine, theirs)
+        mine * centre_excess(me) - theirs * centre_excess(op))
 
 
 def evaluation(me: int, op: int, mine: int, theirs: int) -> tuple[int, int, int]:
@@ -128,9 +117,6 @@ def evaluation(me: int, op: int, mine: int, theirs: int) -> tuple[int, int, int]
     if answer is not None:
         return answer
     answer = evaluation_with(me, op, mine, theirs, CONTACT_PUSHES, LEAD_CENTRE)
-    if CORE or EXCHANGE:
-        answer = (answer[0] + core_term(me, op) + exchange_term(mine, theirs), answer[1],
-                  answer[2])
     if len(_CACHE) >= CACHE_LIMIT:
         _CACHE.clear()
     _CACHE[key] = answer
