@@ -34,22 +34,22 @@ WEIGHTS = {
     "THREAT_NOW": 101, "THREATS": 331, "THREATENED": 97, "EXPOSED": 110, "LEAD_THREATS": 87,
 }
 PRESSURE, PUSHES = 30, 30
-CONTACT_PUSHES, LEAD_CENTRE, CORE = 100, 20, 0
+CONTACT_PUSHES, LEAD_CENTRE = 100, 20
 
 
 @contextmanager
 def pinned_weights() -> Iterator[None]:
     saved = (features.current_weights(), features.PRESSURE, features.PUSHES,
-             endgame.CONTACT_PUSHES, endgame.LEAD_CENTRE, endgame.CORE)
+             endgame.CONTACT_PUSHES, endgame.LEAD_CENTRE)
     features.set_weights(WEIGHTS)
     features.set_pressure(PRESSURE, PUSHES)
-    endgame.set_endgame(CONTACT_PUSHES, LEAD_CENTRE, CORE)
+    endgame.set_endgame(CONTACT_PUSHES, LEAD_CENTRE)
     try:
         yield
     finally:
         features.set_weights(saved[0])
         features.set_pressure(saved[1], saved[2])
-        endgame.set_endgame(saved[3], saved[4], saved[5])
+        endgame.set_endgame(saved[3], saved[4])
 
 
 def ejecting(board: Board) -> list:
