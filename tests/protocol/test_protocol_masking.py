@@ -340,6 +340,14 @@ def test_a_further_userid_is_masked_only_when_it_names_nobody() -> None:
     assert mask_passwords("challenge fred Secret1", users.__contains__) == f"challenge fred {M}"
     assert find_passwords("history dino Secret1\nok", users.__contains__) == {"Secret1"}
     assert find_passwords("abalone history dino Secret1", users.__contains__) == {"Secret1"}
+    # pbmserv's way, the password between the userids: the known user after it is the
+    # command going on, not prose; a name that is none is still named back.
+    assert mask_passwords("abalone challenge fred Choc0late7 wilma", users.__contains__) == (
+        f"abalone challenge fred {M} wilma")
+    assert mask_passwords("abalone challenge fred ghost wilma", users.__contains__) == (
+        "abalone challenge fred ghost wilma")
+    assert mask_passwords("abalone challenge fred wilma", users.__contains__) == (
+        "abalone challenge fred wilma")
 
 
 def test_a_password_found_is_hidden_everywhere_in_the_text() -> None:
