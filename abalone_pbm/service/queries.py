@@ -22,6 +22,14 @@ from .passwords import verify_password
 # ------------------------------------------------------------------------------ users
 def find_user(ctx: MailContext, userid: str) -> User:
     user = repository.get_user(ctx.session, userid)
+    if user is None and userid.lower() in {secret.lower() for secret in ctx.secrets}:
+        # pbmserv's habit, a password where this command names a user: the answer
+        # hides the word, so it says why.
+        raise CommandError(
+            "Invalid userid entered: the word where a userid stands names no user and is "
+            "written as a password, so it is hidden here.  This command takes no password "
+            "there: mail from your registered address is enough."
+        )
     if user is None:
         raise CommandError(
             f'Invalid userid entered: there is no user {userid}.  "list" shows every '

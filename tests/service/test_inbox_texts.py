@@ -169,6 +169,11 @@ def test_errors_name_the_next_step(harness: Harness) -> None:
     assert '"abalone games <userid>" lists the boards' in text(error)
     error = only(h.mail(FRED_AT, "abalone challenge fred ghost"), FRED_AT)
     assert "Invalid userid entered" in text(error) and '"list" shows every userid' in text(error)
+    # pbmserv's way, a password between the userids: hidden, and the answer says why.
+    error = only(h.mail(FRED_AT, "abalone challenge fred Choc0late7 wilma"), FRED_AT)
+    assert "Choc0late7" not in text(error) and "choc0late7" not in text(error)
+    assert "written as a password, so it is hidden here" in text(error)
+    assert "mail from your registered address is enough" in text(error)
 
 
 def test_a_reply_to_any_of_our_mails_is_answered_helpfully(harness: Harness) -> None:
