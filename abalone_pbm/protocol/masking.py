@@ -561,9 +561,9 @@ def _word_after_userid(spec: CommandSpec | None, args: Sequence[str],
     enough = 2 if spec is not None and spec.secret else 1
     # (Where the command takes more userids, a known user's name after the word is the
     # command going on, not prose: "challenge fred Secret1 wilma", pbmserv's way.)
-    takes_userids = _takes_userids(spec) and is_userid is not None
+    known = is_userid if is_userid is not None and _takes_userids(spec) else None
     if (len(rest) >= enough
-            and all(_PROSE_RE.fullmatch(w) and not (takes_userids and is_userid(w))
+            and all(_PROSE_RE.fullmatch(w) and not (known is not None and known(w))
                     for w in rest[:2])
             and rest[0].lower() not in _COMMAND_WORDS_ANY and not repeated):
         # A sentence goes on ("all fred wants is a draw", "Board 101 is great fun");
