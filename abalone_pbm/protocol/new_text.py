@@ -224,8 +224,7 @@ def _classification_only(lower: str) -> bool:
     words = _LETTERS_RE.findall(lower)
     if not words or len(words) > 6 or _LETTERS_RE.sub("", lower).strip(_CLASSIFICATION_MARKS):
         return False
-    return (all(word in _BANNER_WORDS_ALONE or word in vocabulary.BANNER_LINE_WORDS
-                for word in words)
+    return (all(word in _CLASSIFICATION_WORDS for word in words)
             and any(word in _BANNER_WORDS_ALONE for word in words))
 
 
