@@ -764,24 +764,31 @@ def report(result: Result) -> None:
         print(f"  ERROR: {error}")
 
 
-def versus_run(backend: str, args: argparse.Namespace, postgres: object) -> None:
-    """``--versus SHAPE``: the same run sending SHAPE while the clients still build the
-    first run's replies, and the ratio of the server's CPU a move. On a machine of few
-    cores the clients' work slows the server's processes (they share the cores and
-    their caches): a bare reply's server CPU is compared at equal client work."""
-    first = results_by_shape[(backend, args.reply_shape)]
-    again = argparse.Namespace(**{**vars(args), "reply_shape": args.versus,
-                                  "client_builds": args.reply_shape, "profile": None})
-    print(f"== {backend}, sending {args.versus} replies while the clients build the "
-          f"{args.reply_shape} replies too")
+def run_in_fresh_database(backend: str, args: argparse.Namespace, postgres: object,
+                          name: str) -> Result:
+    """``run`` on a new SQLite file in a temporary directory, or a new database ``name``
+    of the PostgreSQL server ``postgres``."""
     with tempfile.TemporaryDirectory(prefix=f"abalone-throughput-{backend}-") as tmp:
         if backend == "sqlite":
             url = f"sqlite:///{Path(tmp) / 'abalone-pbm.sqlite3'}"
         else:
-            url = postgres.create_database("versus")  # type: ignore[attr-defined]
-        second = run(backend, url, again, Path(tmp),
-                     database_pid=postgres.process.pid  # type: ignore[attr-defined]
-                     if backend == "postgresql" and postgres is not None else None)
+            url = postgres.create_database(name)  # type: ignore[attr-defined]
+        process = getattr(postgres, "process", None) if backend == "postgresql" else None
+        return run(backend, url, args, Path(tmp),
+                   database_pid=process.pid if process is not None else None)
+
+
+def versus_run(backend: str, args: argparse.Namespace, postgres: object,
+               first: Result) -> None:
+    """``--versus SHAPE``: the same run sending SHAPE while the clients still build the
+    first run's replies, and the ratio of the server's CPU a move. On a machine of few
+    cores the clients' work slows the server's processes (they share the cores and
+    their caches): a bare reply's server CPU is compared at equal client work."""
+    again = argparse.Namespace(**{**vars(args), "reply_shape": args.versus,
+                                  "client_builds": args.reply_shape, "profile": None})
+    print(f"== {backend}, sending {args.versus} replies while the clients build the "
+          f"{args.reply_shape} replies too")
+    second = run_in_fresh_database(backend, again, postgres, "versus")
     report(second)
     if first.moves and second.moves:
         a = first.server_cpu / first.moves * 1000
@@ -791,10 +798,6 @@ def versus_run(backend: str, args: argparse.Namespace, postgres: object) -> None
               + (f" (target for a reply quoting the board: <= 1.15x a bare move: "
                  f"{'met' if a / b <= 1.15 else 'NOT met'})"
                  if args.versus == "bare" and args.reply_shape != "bare" else ""))
-
-
-#: Each backend's result by the shape it sent (for ``--versus``).
-results_by_shape: dict[tuple[str, str], Result] = {}
 
 
 def main() -> None:
@@ -855,24 +858,16 @@ def main() -> None:
     results = []
     try:
         for backend in backends:
-            with tempfile.TemporaryDirectory(prefix=f"abalone-throughput-{backend}-") as tmp:
-                print(f"== {backend}")
-                if backend == "sqlite":
-                    url = f"sqlite:///{Path(tmp) / 'abalone-pbm.sqlite3'}"
-                else:
-                    if postgres is None:
-                        postgres = start_postgres()
-                    url = postgres.create_database("throughput")
-                result = run(backend, url, args, Path(tmp),
-                             database_pid=postgres.process.pid
-                             if backend == "postgresql" and postgres.process else None)
-                report(result)
-                for line in targets(result, args):
-                    print(f"  {line}")
-                results.append(result)
-                results_by_shape[(backend, args.reply_shape)] = result
+            print(f"== {backend}")
+            if backend == "postgresql" and postgres is None:
+                postgres = start_postgres()
+            result = run_in_fresh_database(backend, args, postgres, "throughput")
+            report(result)
+            for line in targets(result, args):
+                print(f"  {line}")
+            results.append(result)
             if args.versus and args.via == "reply":
-                versus_run(backend, args, postgres)
+                versus_run(backend, args, postgres, result)
     finally:
         if postgres is not None:
             postgres.stop()
