@@ -26,19 +26,6 @@ from abalone_pbm.protocol.masking import find_passwords, markup_words
 from .hostile_mail import PASSWORDS
 
 
-def _text_of(raw: bytes) -> str:
-    """Headers and every decoded text part of an outgoing mail."""
-    message = email.message_from_bytes(raw, policy=email.policy.default)
-    parts = [str(value) for value in message.values()]
-    for part in message.walk():
-        if part.get_content_maintype() == "text":
-            try:
-                parts.append(part.get_content())
-            except Exception:  # an unreadable part cannot hide a password from us
-                parts.append(raw.decode("utf-8", "replace"))
-    return "\n".join(parts)
-
-
 def _passwords_in(text: str) -> set[str]:
     return {password for password in PASSWORDS if password in text}
 
@@ -120,7 +107,7 @@ class Findings:
                 found.outbox[status] += 1
                 if status == "failed":
                     found.failed_reasons[(error or "?")[:80]] += 1
-                for password in _passwords_in(_text_of(bytes(raw))):
+                for password in _passwords_in(_shown_text(bytes(raw))):
                     found.passwords_out.append(f"outbox {out_id} to {recipient}: {password}")
         for line in log_lines:
             if line.startswith("Traceback") or line.startswith("  File ") or "\n" in line:
