@@ -422,6 +422,12 @@ class MatchSpec:
     budget: float
     movelimit: int
     seed: int
+    #: Ours' seconds a move when it differs from the engine's (time odds); None: budget.
+    ours_budget: float | None = None
+
+    @property
+    def our_budget(self) -> float:
+        return self.budget if self.ours_budget is None else self.ours_budget
 
 
 def play_game(spec: MatchSpec, index: int, engine: Engine,
@@ -452,7 +458,7 @@ def play_game(spec: MatchSpec, index: int, engine: Engine,
         st = stats["a" if mine else "b"]
         started = time.perf_counter()
         if mine:
-            move = robot.choose_move(board, spec.budget, rng_seed=move_rng.getrandbits(32))
+            move = robot.choose_move(board, spec.our_budget, rng_seed=move_rng.getrandbits(32))
             took = time.perf_counter() - started
             info = robot.last_info
             if info is not None and info.depths:
@@ -478,7 +484,7 @@ def play_game(spec: MatchSpec, index: int, engine: Engine,
         if thinking is not None:
             thinking["a" if mine else "b"] += took
         st.longest = max(st.longest, took)
-        if took > spec.budget:
+        if took > (spec.our_budget if mine else spec.budget):
             st.over_budget += 1
         board.push(move)
         had.add(board.position().split(" ")[0] + str(board.turn))
@@ -552,7 +558,7 @@ def play_multi_game(spec: MatchSpec, index: int, players: int, engine: VerloopEn
         st = stats["a" if mine else "b"]
         started = time.perf_counter()
         if mine:
-            move = robot.choose_move(board, spec.budget, rng_seed=move_rng.getrandbits(32))
+            move = robot.choose_move(board, spec.our_budget, rng_seed=move_rng.getrandbits(32))
             took = time.perf_counter() - started
             info = robot.last_info
             if info is not None and info.depths:
@@ -575,7 +581,7 @@ def play_multi_game(spec: MatchSpec, index: int, players: int, engine: VerloopEn
         if thinking is not None:
             thinking["a" if mine else "b"] += took
         st.longest = max(st.longest, took)
-        if took > spec.budget:
+        if took > (spec.our_budget if mine else spec.budget):
             st.over_budget += 1
         board.push(move)
         try:
@@ -640,6 +646,9 @@ def main(argv: list[str] | None = None) -> int:
                         "(the Java engine only; its own layouts)")
     parser.add_argument("--games", type=int, default=8)
     parser.add_argument("--budget", type=float, default=1.0, help="seconds per move, both sides")
+    parser.add_argument("--ours-budget", type=float, default=None,
+                        help="seconds per move for ours alone (time odds: does more search "
+                        "alone win?); default --budget")
     parser.add_argument("--movelimit", type=int, default=150)
     parser.add_argument("--layouts", default="standard,belgian-daisy")
     parser.add_argument("--opening-moves", type=int, default=2,
@@ -703,7 +712,7 @@ def main(argv: list[str] | None = None) -> int:
                                 "MichielVerloop-AbaloneAI", "--verloop-src")
         engine = VerloopEngine(build_verloop(source, cache))
     spec = MatchSpec(args.ours, layouts, args.opening_moves, args.budget, args.movelimit,
-                     args.seed)
+                     args.seed, args.ours_budget)
     results: list[GameResult] = []
     thinking = {"a": 0.0, "b": 0.0}
     started = time.perf_counter()
@@ -737,7 +746,9 @@ def print_summary(spec: MatchSpec, theirs: str, played: list[GameResult],
     results = [r for r in played if not r.reason.startswith("aborted")]
     n = len(results) or 1
     print()
-    print(f"{ours} vs {theirs}: {len(played)} games, budget {spec.budget} s/move each, "
+    each = ("each" if spec.ours_budget is None
+            else f"for {theirs}, {spec.our_budget} s/move for {ours}")
+    print(f"{ours} vs {theirs}: {len(played)} games, budget {spec.budget} s/move {each}, "
           f"move limit {spec.movelimit}, layouts {','.join(spec.layouts)}, "
           f"{spec.opening_moves} random opening moves, seed {spec.seed}")
     line, _ = summary_line(ours, theirs, results)
