@@ -33,13 +33,14 @@ class BoulderRobot(BaseRobot):
     name = "boulder"
     level = 3
     # The search reads the clock every few hundred microseconds and returns within a
-    # millisecond of its deadline (measured at 0.5 s a move with two other searches
-    # running on two cores: 0.1 to 0.4 ms late).  What is kept back (a hundredth of a
-    # second and 2 % of the budget, at most a quarter of it) is for a busy machine
-    # that does not run us at every moment; more would be thinking time given away.
+    # millisecond or so of its deadline (measured alone and beside other searches, at
+    # every player count and in variants).  What is kept back (a fiftieth of a second
+    # and 3 % of the budget, at most a quarter of it) is for a busy machine that does
+    # not run us at every moment: at load 2 on two cores, 8 % of the moves of a match
+    # at 2 s a move returned up to 0.12 s after a deadline kept 0.05 s back.
     safety_fraction = 0.25
-    safety_per_second = 0.02
-    safety_fixed = 0.01
+    safety_per_second = 0.03
+    safety_fixed = 0.02
 
     def __init__(self, depth_limit: int | None = None, multi_quiescence: bool = True) -> None:
         super().__init__()
