@@ -61,6 +61,29 @@ almost nothing at the root and its games still differed from the baseline's, so 
 run of eight tells little below a change of two or three wins by six.  Holding the
 core does not decide a game alone: two of the exchange run's wins had 0.0 and 0.4 of
 our marbles there.
+
+Weights of the centre, and time, measured once more at 0.5 s a move (8 games a run,
+seeds 1 and 2, two runs beside each other on two cores): these terms as they are,
+9 of 16 won by six.  The centre made dearer for both sides beyond the middle ring
+(150 a marble beyond it and 150 more beyond the next, one marble pushed off 1300 so
+that an ejection from the edge stays worth what it was): 10 of 16, and our marbles on
+e5 and its ring from ply 30 did not change (1.1 to 1.6 against Cotix's 4.9 to 5.5).
+The same without the contact pushes: 2 of 8.  Per marble pushed off, 40 for each of
+the other side's marbles beyond the middle ring (more beyond the next and on the
+edge): 8 of 15.  The centre twice as dear and 300 and 300 beyond the rings: 0 of 8
+(we held 2.3 of those cells against 4.4, but Cotix pushed off one of ours in five
+games and no game was finished).  None was kept.  With four times the time a move
+for ours (2 s against Cotix's 0.5 s, ``external_match.py --ours-budget 2 --budget
+0.5``, the same seeds): 11 of 16, 7 of the 8 games where ours moved first after the
+opening and 4 of the 8 where Cotix did.  Over 164 games of traces, the share won by
+six is 63 % where we held three or more of the seven cells at ply 30 and 31 % where
+we held fewer, 49 % when ours moved first and 36 % when Cotix did: more search helps,
+and the centre helps, but neither alone reaches 80 %.  The arithmetic of a push says
+why these weights cannot plan it: a line that pushes moves with the marbles it pushes,
+so on a push towards e5 the lead centre term (ours nearer) and the pressure term
+(theirs farther) pull against each other (five marbles off, three pushing two a step
+inwards: +300 by the first, -300 by the second), and what tells a push that breaks a
+held centre from one that does not is only the contacts and threats it leaves.
 """
 
 from __future__ import annotations
