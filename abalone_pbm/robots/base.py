@@ -241,8 +241,9 @@ class BaseRobot(ABC):
     tactics = True
     #: The most of the budget kept back for returning in time.
     safety_fraction = SAFETY_FRACTION
-    #: ... and at most this much of each second of it beyond a fixed part.
+    #: ... and at most this much of each second of it beyond a fixed part ...
     safety_per_second = SAFETY_PER_SECOND
+    #: ... of this many seconds.
     safety_fixed = SAFETY_FIXED
 
     def __init__(self) -> None:
