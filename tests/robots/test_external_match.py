@@ -218,12 +218,12 @@ def test_a_recorded_game_replays_to_its_end(cotix: em.CotixEngine) -> None:
 
 def test_time_odds_give_ours_its_own_budget(cotix: em.CotixEngine) -> None:
     """With ``ours_budget`` ours thinks that long a move and the engine the match budget:
-    boulder's moves take about 0.3 s, Cotix's about 0.02 s."""
+    boulder's moves take up to 0.3 s, Cotix's about 0.02 s."""
     spec = em.MatchSpec("boulder", ("standard",), opening_moves=4, budget=0.02, movelimit=12,
                         seed=5, ours_budget=0.3)
     thinking = {"a": 0.0, "b": 0.0}
     result = em.play_game(spec, 0, cotix, thinking)
     ours, theirs = result.stats["a"].moves, result.stats["b"].moves
     assert ours + theirs == result.plies - 4 == 8  # after the random opening
-    assert 0.2 < thinking["a"] / ours < 0.4
+    assert 0.1 < thinking["a"] / ours < 0.35  # the margin kept back, quick moves
     assert thinking["b"] / theirs < 0.1
