@@ -425,9 +425,9 @@ class MatchSpec:
     #: Ours' seconds a move when it differs from the engine's (time odds); None: budget.
     ours_budget: float | None = None
 
-    @property
-    def our_budget(self) -> float:
-        return self.budget if self.ours_budget is None else self.ours_budget
+    def budget_of(self, ours: bool) -> float:
+        """One side's seconds a move."""
+        return self.budget if not ours or self.ours_budget is None else self.ours_budget
 
 
 def play_game(spec: MatchSpec, index: int, engine: Engine,
@@ -458,7 +458,7 @@ def play_game(spec: MatchSpec, index: int, engine: Engine,
         st = stats["a" if mine else "b"]
         started = time.perf_counter()
         if mine:
-            move = robot.choose_move(board, spec.our_budget, rng_seed=move_rng.getrandbits(32))
+            move = robot.choose_move(board, spec.budget_of(True), rng_seed=move_rng.getrandbits(32))
             took = time.perf_counter() - started
             info = robot.last_info
             if info is not None and info.depths:
@@ -484,7 +484,7 @@ def play_game(spec: MatchSpec, index: int, engine: Engine,
         if thinking is not None:
             thinking["a" if mine else "b"] += took
         st.longest = max(st.longest, took)
-        if took > (spec.our_budget if mine else spec.budget):
+        if took > spec.budget_of(mine):
             st.over_budget += 1
         board.push(move)
         had.add(board.position().split(" ")[0] + str(board.turn))
@@ -558,7 +558,7 @@ def play_multi_game(spec: MatchSpec, index: int, players: int, engine: VerloopEn
         st = stats["a" if mine else "b"]
         started = time.perf_counter()
         if mine:
-            move = robot.choose_move(board, spec.our_budget, rng_seed=move_rng.getrandbits(32))
+            move = robot.choose_move(board, spec.budget_of(True), rng_seed=move_rng.getrandbits(32))
             took = time.perf_counter() - started
             info = robot.last_info
             if info is not None and info.depths:
@@ -581,7 +581,7 @@ def play_multi_game(spec: MatchSpec, index: int, players: int, engine: VerloopEn
         if thinking is not None:
             thinking["a" if mine else "b"] += took
         st.longest = max(st.longest, took)
-        if took > (spec.our_budget if mine else spec.budget):
+        if took > spec.budget_of(mine):
             st.over_budget += 1
         board.push(move)
         try:
@@ -747,7 +747,7 @@ def print_summary(spec: MatchSpec, theirs: str, played: list[GameResult],
     n = len(results) or 1
     print()
     each = ("each" if spec.ours_budget is None
-            else f"for {theirs}, {spec.our_budget} s/move for {ours}")
+            else f"for {theirs}, {spec.budget_of(True)} s/move for {ours}")
     print(f"{ours} vs {theirs}: {len(played)} games, budget {spec.budget} s/move {each}, "
           f"move limit {spec.movelimit}, layouts {','.join(spec.layouts)}, "
           f"{spec.opening_moves} random opening moves, seed {spec.seed}")

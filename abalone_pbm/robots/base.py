@@ -37,12 +37,11 @@ def soft_deadline(
     budget_seconds: float,
     safety_fraction: float = SAFETY_FRACTION,
     safety_per_second: float = SAFETY_PER_SECOND,
-    safety_fixed: float = SAFETY_FIXED,
 ) -> float:
     """The moment (``time.perf_counter`` scale) by which the thinking must stop;
     at most ``safety_fraction`` of the budget is kept back for returning in time."""
     budget = max(0.0, budget_seconds)
-    margin = min(safety_fraction * budget, safety_fixed + safety_per_second * budget)
+    margin = min(safety_fraction * budget, SAFETY_FIXED + safety_per_second * budget)
     return start + budget - margin
 
 
@@ -241,10 +240,8 @@ class BaseRobot(ABC):
     tactics = True
     #: The most of the budget kept back for returning in time.
     safety_fraction = SAFETY_FRACTION
-    #: ... and at most this much of each second of it beyond a fixed part ...
+    #: ... and at most this much of each second of it beyond a fixed twentieth.
     safety_per_second = SAFETY_PER_SECOND
-    #: ... of this many seconds.
-    safety_fixed = SAFETY_FIXED
 
     def __init__(self) -> None:
         self.last_info: SearchInfo | None = None
@@ -280,8 +277,7 @@ class BaseRobot(ABC):
             None
             if max_depth is not None
             else soft_deadline(
-                start, budget_seconds, self.safety_fraction, self.safety_per_second,
-                self.safety_fixed,
+                start, budget_seconds, self.safety_fraction, self.safety_per_second
             )
         )
         work = board.copy()

@@ -42,7 +42,6 @@ class BoulderRobot(BaseRobot):
     # either, and under load 8 % of the moves then ended up to 0.12 s late.
     safety_fraction = 0.25
     safety_per_second = 0.05
-    safety_fixed = 0.05
 
     def __init__(self, depth_limit: int | None = None, multi_quiescence: bool = True) -> None:
         super().__init__()
