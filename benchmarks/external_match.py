@@ -636,6 +636,14 @@ def report_game(r: GameResult, ours: str, theirs: str, players: int = 2) -> None
           f"({r.reason})", flush=True)
 
 
+def seconds(text: str) -> float:
+    """A time a move from the command line: a number of seconds above zero."""
+    value = float(text)
+    if not 0 < value < float("inf"):
+        raise argparse.ArgumentTypeError(f"{text} is no time to think: give seconds above 0")
+    return value
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--ours", default="boulder", choices=sorted(ENGINES))
@@ -645,8 +653,8 @@ def main(argv: list[str] | None = None) -> int:
                         "other two; 4t: two teams of two, the engine also our partner "
                         "(the Java engine only; its own layouts)")
     parser.add_argument("--games", type=int, default=8)
-    parser.add_argument("--budget", type=float, default=1.0, help="seconds per move, both sides")
-    parser.add_argument("--ours-budget", type=float, default=None,
+    parser.add_argument("--budget", type=seconds, default=1.0, help="seconds per move, both sides")
+    parser.add_argument("--ours-budget", type=seconds, default=None,
                         help="seconds per move for ours alone (time odds: does more search "
                         "alone win?); default --budget")
     parser.add_argument("--movelimit", type=int, default=150)

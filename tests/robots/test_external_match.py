@@ -227,3 +227,15 @@ def test_time_odds_give_ours_its_own_budget(cotix: em.CotixEngine) -> None:
     assert ours + theirs == result.plies - 4 == 8  # after the random opening
     assert 0.1 < thinking["a"] / ours < 0.35  # the margin kept back, quick moves
     assert thinking["b"] / theirs < 0.1
+
+
+@pytest.mark.parametrize("option", ["--budget", "--ours-budget"])
+@pytest.mark.parametrize("value", ["0", "-1", "nan", "inf"])
+def test_a_time_a_move_that_is_none_is_refused(option: str, value: str,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    """Before any engine is built: a match at no time (or endless time) a move plays
+    nothing worth measuring."""
+    with pytest.raises(SystemExit) as stop:
+        em.main([option, value])
+    assert stop.value.code == 2
+    assert f"{value} is no time to think" in capsys.readouterr().err
