@@ -17,11 +17,14 @@ Masking is exact in both directions (DESIGN §2.6). The rule:
    (left-over quoted-printable such as ``=E9=0``) are skipped.
 2. **Command lines with a password.** A line whose first words are a command's words,
    exactly or with one slip of the keyboard in a word of four letters or more
-   (``change pasword``, ``singup``), or a board command without the game word
-   (``move 101 fred secret c3-c5,d4``), is masked at that command's password
-   positions when the words around them are what the command has there (a board
-   number, a userid; after the password nothing that contradicts the command): so
-   "signup for the tournament now" stays as it is. A command cut over two or three
+   (``change pasword``, ``singup``), a server command after the game word
+   (``abalone signup fred pw``, ``abalone singup fred pw``), or a board command
+   without the game word (``move 101 fred secret c3-c5,d4``), is masked at that
+   command's password positions when the words around them are what the command has
+   there (a board number, a userid; after the password nothing that contradicts the
+   command): so "signup for the tournament now" stays as it is. Words that may be
+   several commands (a slip of more than one: ``liit`` is ``limit`` or ``list``) are
+   masked at the password positions of every one of them that fits. A command cut over two or three
    lines is masked across them. Where a word is missing before the password, the
    word in its place that is what the command has after it (``digest Pw on``,
    ``add Pw a@b.org``, ``notify Pw 101``; for the server also a known userid:
@@ -153,34 +156,63 @@ def _keys_beginning_like_two(first: str, second: str
                  if len(key) < 2 or _close(second, key[1]))
 
 
-def _recognise(lowered: Sequence[str]) -> tuple[CommandSpec, int] | None:
-    """The command the words begin with, exactly or slightly misspelt, and how many
-    words it took; also a board command written without the game word."""
-    best: tuple[int, int, CommandSpec] | None = None  # (-exact, -length) ordering
+#: A command a line's words may begin with, and how many of its words the command's
+#: words took.
+Reading = tuple[CommandSpec, int]
+
+
+def _recognise(lowered: Sequence[str]) -> Reading | None:
+    """The command the words most likely begin with (the first of ``_readings``)."""
+    readings = _readings(lowered)
+    return readings[0] if readings else None
+
+
+def _readings(lowered: Sequence[str]) -> list[Reading]:
+    """Every command the words may begin with, exactly or with one slip in a word, best
+    first (exact before slipped, more command words before fewer): a word may be a slip
+    of several commands ("liit": "limit" or "list"), and each of them may have a
+    password where the others have none. Also a server command after the game word
+    ("abalone signup fred pw", "abalone singup ..."), and a game command without it
+    ("limit fred pw 0", "move 101 fred pw c3-c5,d4")."""
     if not lowered:
-        return None
-    # (A key of two words or more fits only when the second words are close.)
-    keys = (_keys_beginning_like(lowered[0]) if len(lowered) < 2
-            else _keys_beginning_like_two(lowered[0], lowered[1]))
-    for key, spec in keys:
-        if len(lowered) < len(key) or not all(_close(w, k) for w, k in zip(lowered, key)):
-            continue
-        exact = tuple(lowered[: len(key)]) == key
-        rank = (0 if exact else 1, -len(key))
-        if best is None or rank < best[:2]:
-            best = (*rank, spec)
-    if best is not None:
-        return best[2], -best[1]
+        return []
+    ranked = _keyed_readings(lowered, rank=0)
+    if len(lowered) > 1 and _close(lowered[0], GAME_WORD):
+        # The game word before a server command: pbmserv's users write it before every
+        # command. (Its own readings of the words after it stand above: "abalone add"
+        # is no game command, "abalone accept" is.)
+        ranked += [(rank, spec, used + 1) for rank, spec, used
+                   in _keyed_readings(lowered[1:], rank=2) if spec.words[0] != GAME_WORD]
     if len(lowered) > 1:
         for word in GAME_COMMAND_WORDS:
             if not _close(lowered[0], word):
                 continue
             spec = COMMAND_WORDS[(GAME_WORD, word)]
             if word in BARE_GAME_COMMANDS and (is_valid_userid(lowered[1]) or lowered[1].isdigit()):
-                return spec, 1  # read without the game word ("limit fred pw 0")
-            if spec.name in _BOARD_SECRET_COMMANDS and _without_game_word(spec, lowered[1:]):
-                return spec, 1
-    return None
+                ranked.append(((4, -1), spec, 1))  # without the game word ("limit fred pw 0")
+            elif spec.name in _BOARD_SECRET_COMMANDS and _without_game_word(spec, lowered[1:]):
+                ranked.append(((4, -1), spec, 1))
+    readings: dict[tuple[str, int], Reading] = {}
+    for _, spec, used in sorted(ranked, key=lambda found: found[0]):
+        readings.setdefault((spec.name, used), (spec, used))
+    return list(readings.values())
+
+
+def _keyed_readings(lowered: Sequence[str], rank: int
+                    ) -> list[tuple[tuple[int, int], CommandSpec, int]]:
+    """The commands whose words (a name or an alias) the words begin with, exactly or
+    each with one slip: ranked ``rank`` when exact, ``rank + 1`` when slipped, longer
+    names first."""
+    # (A key of two words or more fits only when the second words are close.)
+    keys = (_keys_beginning_like(lowered[0]) if len(lowered) < 2
+            else _keys_beginning_like_two(lowered[0], lowered[1]))
+    found: list[tuple[tuple[int, int], CommandSpec, int]] = []
+    for key, spec in keys:
+        if len(lowered) < len(key) or not all(_close(w, k) for w, k in zip(lowered, key)):
+            continue
+        exact = tuple(lowered[: len(key)]) == key
+        found.append(((rank if exact else rank + 1, -len(key)), spec, len(key)))
+    return found
 
 
 def _without_game_word(spec: CommandSpec, args: Sequence[str]) -> bool:
@@ -627,7 +659,8 @@ def _line_passwords(analysed: Sequence[str], index: int, start: int,
     lowered = [w.lower() for w in words]
     if not lowered or _OWN_SUBJECT_RE.fullmatch(" ".join(lowered)):
         return []
-    found = _recognise(lowered)
+    readings = _readings(lowered)
+    found = readings[0] if readings else None
     if found is None and len(spans) < 2:
         # "abalone" alone on a line, the command in the next ones (a folded Subject):
         # the lines are taken one by one until the command's words fit.
@@ -642,8 +675,9 @@ def _line_passwords(analysed: Sequence[str], index: int, start: int,
             more += [(following, a, b) for a, b in
                      _spans(analysed[following], _command_start(analysed[following]))]
             words_so_far = [analysed[r][a:b] for r, a, b in more]
-            joined = _recognise([w.lower() for w in words_so_far])
-            if joined is None or not joined[0].secret:
+            joined_readings = _readings([w.lower() for w in words_so_far])
+            joined = joined_readings[0] if joined_readings else None
+            if not any(spec.secret for spec, _ in joined_readings):
                 if folded and _first_command_word([w.lower() for w in words_so_far]):
                     # Rule 3 over a folded Subject ("challenge" / " fred" / " pw").
                     spec_of = joined[0] if joined else _bare_game_command(words_so_far[0].lower())
@@ -652,30 +686,20 @@ def _line_passwords(analysed: Sequence[str], index: int, start: int,
                     if position is not None and used + position == len(more) - 1:
                         return [more[used + position]]
                 continue
-            spec, used = joined
-            args = [analysed[r][a:b] for r, a, b in more[used:]]
-            positions = [p for p in _secret_positions(spec, args, is_userid)
-                         if p < len(args) and not _is_placeholder(args[p])]
-            if positions and _fits(spec, args, positions):
-                return [more[used + p] for p in positions]
+            placed = _placed_by_readings(analysed, joined_readings, more, is_userid)
+            if placed:
+                return placed
         return []
+    # Every command the words may be (a slip of several), each masked where it has its
+    # passwords: what one reading takes for a userid another may take for a password.
+    placed = _placed_by_readings(analysed, readings, spans, is_userid,
+                                 continue_from=(index, originals))
+    if placed:
+        return placed
     if found is not None and found[0].secret:
-        spec, used = found
-        # A command cut by the mail client goes on in the next lines.
-        following = index + 1
-        while (len(spans) - used <= max(spec.secret) and following < len(analysed)
-               and following <= index + _CONTINUATION_LINES and originals[following]):
-            if not originals[following].strip():
-                following += 1  # a folded header's blank continuation line (" ")
-                continue
-            next_line = analysed[following]
-            spans += [(following, a, b) for a, b in _spans(next_line, _command_start(next_line))]
-            following += 1
-        args = [analysed[i][a:b] for i, a, b in spans[used:]]
-        positions = [p for p in _secret_positions(spec, args, is_userid)
-                     if p < len(args) and not _is_placeholder(args[p])]
-        if positions and _fits(spec, args, positions):
-            return [spans[used + p] for p in positions]
+        # A command cut by the mail client goes on in the next lines (read by rule 3
+        # below too, when the command's words do not fit).
+        spans = _continued(analysed, originals, index, spans, found[1] + max(found[0].secret))
     if garbled and not _PLAIN_RE.fullmatch(originals[index]) and len(spans) >= 2 and (
             (found is not None and found[0].secret) or lowered[0] in _SECRET_FIRST_WORDS):
         # A line read through junk (a wrong charset ate the userid or "set"): the
@@ -704,6 +728,45 @@ def _line_passwords(analysed: Sequence[str], index: int, start: int,
     count = len(spec_or_none.secret) if spec_or_none is not None and spec_or_none.secret else 1
     return [spans[used + p] for p in range(position, position + count)
             if used + p < len(spans)]
+
+
+def _continued(analysed: Sequence[str], originals: Sequence[str], index: int,
+               spans: list[Span], last: int) -> list[Span]:
+    """``spans`` (the words of line ``index``) and those of the next lines, as a command
+    cut by the mail client goes on in them, until word number ``last`` stands."""
+    spans = list(spans)
+    following = index + 1
+    while (len(spans) <= last and following < len(analysed)
+           and following <= index + _CONTINUATION_LINES and originals[following]):
+        if not originals[following].strip():
+            following += 1  # a folded header's blank continuation line (" ")
+            continue
+        next_line = analysed[following]
+        spans += [(following, a, b) for a, b in _spans(next_line, _command_start(next_line))]
+        following += 1
+    return spans
+
+
+def _placed_by_readings(analysed: Sequence[str], readings: Sequence[Reading],
+                        spans: list[Span], is_userid: UseridCheck,
+                        continue_from: tuple[int, Sequence[str]] | None = None) -> list[Span]:
+    """The passwords of every reading with a password whose words around them are what
+    it has there (rule 2), all of them; ``continue_from`` (the line's number and the
+    lines): a reading may go on in the next lines where the line ends too soon."""
+    placed: dict[Span, None] = {}
+    for spec, used in readings:
+        if not spec.secret:
+            continue
+        words = spans
+        if continue_from is not None:
+            words = _continued(analysed, continue_from[1], continue_from[0], spans,
+                               used + max(spec.secret))
+        args = [analysed[r][a:b] for r, a, b in words[used:]]
+        positions = [p for p in _secret_positions(spec, args, is_userid)
+                     if p < len(args) and not _is_placeholder(args[p])]
+        if positions and _fits(spec, args, positions):
+            placed.update(dict.fromkeys(words[used + p] for p in positions))
+    return list(placed)
 
 
 #: A short word ending in a colon before a command: a label such as "wd:".
