@@ -1,0 +1,177 @@
+"""A misspelt command's password is in no answer, no outgoing file and no stored copy
+(DESIGN §2.3: the original is quoted back "with every password replaced by
+``********``"; §2.6: "including ... a misspelt command").
+
+``abalone singup bar Secr3tPw`` (signup misspelt, after the game word) was answered
+with ``abalone singup ******** Secr3tPw``: the masking took "singup" for a userid.
+Here through the whole server: a sample of every command with a password written with
+slips (tests/protocol/misspelt_commands.py) through the service, in each place a
+command is read; and the reported line through a real ``serve`` that writes its mail
+to the Maildir ``var/outgoing``.
+"""
+
+from __future__ import annotations
+
+import email
+import email.policy
+import os
+import smtplib
+import subprocess
+import time
+from collections.abc import Iterator
+from email.message import EmailMessage
+from itertools import count
+from pathlib import Path
+
+import pytest
+from sqlalchemy import create_engine, select
+
+from abalone_pbm.db.models import InboxMail
+from tests.e2e.conftest import _start_serve, _stop, _wait_listening, free_port
+from tests.protocol.misspelt_commands import misspelt_commands
+from tests.service.harness import Harness, make_harness
+
+_senders = count(1)
+
+
+def _readable(raw: bytes) -> str:
+    """Everything a person opening the mail could read: its bytes, its headers decoded,
+    and each text part decoded (a body in base64 or quoted-printable hides a word from
+    a search of the bytes)."""
+    message = email.message_from_bytes(raw, policy=email.policy.default)
+    texts = [raw.decode("utf-8", "replace"),
+             *(f"{name}: {value}" for name, value in message.items())]
+    for part in message.walk():
+        if part.get_content_maintype() == "text":
+            texts.append(str(part.get_content()))
+    return "\n".join(texts)
+
+
+# ------------------------------------------------------------- through the service
+@pytest.fixture(scope="module")
+def harness(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Harness]:
+    folder = tmp_path_factory.mktemp("misspelt")
+    made = make_harness(f"sqlite:///{folder / 'abalone.sqlite3'}", folder)
+    yield made
+    made.database.dispose()
+
+
+#: Every how many lines of ``misspelt_commands`` one is sent (each takes a mail).
+_EVERY = 40
+#: Where a command is read, and how a line stands there: (Subject, body).
+#: ("{line}" stands for the line.)
+_PLACES: dict[str, tuple[str, str]] = {
+    "Subject": ("{line}", ""),
+    "Re: Subject": ("Re: {line}", "my comment\n"),
+    "first line under a blank Subject": ("", "{line}\nthanks\n"),
+    "line of multiple": ("multiple", "help\n{line}\n"),
+    "body under a Subject of one word": ("hello", "{line}\n"),
+}
+
+
+def _sample() -> list[tuple[str, tuple[str, ...], str]]:
+    """Every 40th line (each command has some), each in the next place of ``_PLACES``."""
+    places = list(_PLACES)
+    lines = misspelt_commands()[::_EVERY]
+    return [(line, secrets, places[number % len(places)])
+            for number, (line, secrets, _, _) in enumerate(lines)]
+
+
+def test_the_sample_holds_every_command_with_a_password_and_every_place() -> None:
+    sample = _sample()
+    names = {name for _, _, name, _ in misspelt_commands()}
+    sampled = {name for _, _, name, _ in misspelt_commands()[::_EVERY]}
+    assert sampled == names
+    assert {place for _, _, place in sample} == set(_PLACES)
+
+
+def test_no_answer_or_stored_copy_of_a_misspelt_command_shows_its_password(
+        harness: Harness) -> None:
+    shown: list[str] = []
+    for line, secrets, place in _sample():
+        subject, body = (text.replace("{line}", line) for text in _PLACES[place])
+        sender = f"stranger{next(_senders)}@example.org"
+        answers = harness.mail(sender, subject, body)
+        assert answers, (line, place)
+        for answer in answers:
+            text = _readable(answer.message.as_bytes())
+            if any(secret in text for secret in secrets):
+                shown.append(f"answer, {place}: {line!r}")
+        with harness.database.read() as session:
+            stored = session.scalars(select(InboxMail).order_by(InboxMail.id.desc())).first()
+            assert stored is not None
+            if any(secret in _readable(bytes(stored.raw)) for secret in secrets):
+                shown.append(f"stored copy, {place}: {line!r}")
+    assert not shown, f"{len(shown)} shown, e.g.\n" + "\n".join(shown[:20])
+
+
+def test_the_reported_line_is_answered_with_its_password_masked(harness: Harness) -> None:
+    for subject, body in (("abalone singup bar Secr3tPw", ""),
+                          ("", "abalone singup bar Secr3tPw\n")):
+        (answer,) = harness.mail(f"stranger{next(_senders)}@example.org", subject, body)
+        assert answer.subject == "Abalone error"
+        assert "abalone singup bar ********" in answer.body
+        assert "Secr3tPw" not in _readable(answer.message.as_bytes())
+
+
+# ------------------------------------------------------------------ a real serve
+def _send(port: int, sender: str, subject: str, body: str) -> None:
+    message = EmailMessage()
+    message["From"] = sender
+    message["To"] = "abalone@localhost"
+    message["Subject"] = subject
+    message["Message-ID"] = f"<misspelt{next(_senders)}.{time.time_ns()}@players.test>"
+    message.set_content(body or "\n")
+    with smtplib.SMTP("127.0.0.1", port, timeout=30) as client:
+        client.sendmail(sender, ["abalone@localhost"], message.as_bytes())
+
+
+def _outgoing(workdir: Path) -> list[bytes]:
+    """The mails ``serve`` wrote to its Maildir (``var/outgoing``, no relay set)."""
+    folder = workdir / "var" / "outgoing"
+    return [path.read_bytes() for sub in ("new", "cur") if (folder / sub).is_dir()
+            for path in sorted((folder / sub).iterdir()) if path.is_file()]
+
+
+def test_serve_writes_no_password_of_the_reported_line(tmp_path: Path, db_url: str) -> None:
+    """A stranger and the user "bar" (whose password it is) write the line in the
+    Subject, in the body under a blank Subject and under a Subject of one word, and
+    in a ``multiple``: no mail in var/outgoing, no stored copy and no line of the log
+    holds the password."""
+    env = {key: value for key, value in os.environ.items() if key != "ABALONE_PBM_RELAY"}
+    port = free_port()
+    env.update(ABALONE_PBM_LISTEN=f"127.0.0.1:{port}", ABALONE_PBM_DATABASE_URL=db_url)
+    process = _start_serve(tmp_path, env)
+    line = "abalone singup bar Secr3tPw"
+    mails = [
+        ("bar@players.test", "signup bar Secr3tPw", ""),
+        ("stranger@players.test", line, ""),
+        ("stranger2@players.test", "", f"{line}\n"),
+        ("stranger3@players.test", "hello", f"{line}\n"),
+        ("bar@players.test", line, ""),
+        ("bar@players.test", "multiple", f"{line}\nabalone singup bar Secr3tPw on\n"),
+    ]
+    try:
+        _wait_listening("127.0.0.1", port, process, timeout=30)
+        for sender, subject, body in mails:
+            _send(port, sender, subject, body)
+        deadline = time.monotonic() + 60
+        while len(_outgoing(tmp_path)) < len(mails) and time.monotonic() < deadline:
+            time.sleep(0.1)
+    finally:
+        _stop(process)
+    log = process.stdout.read() if process.stdout is not None else ""
+    written = [_readable(raw) for raw in _outgoing(tmp_path)]
+    assert len(written) == len(mails), log
+    assert not [text for text in written if "Secr3tPw" in text]
+    # Each answer quotes the line, the password masked.
+    assert sum("abalone singup bar ********" in text for text in written) >= len(mails) - 1
+    engine = create_engine(db_url)
+    try:
+        with engine.connect() as connection:
+            stored = [bytes(raw) for raw in connection.scalars(select(InboxMail.raw))]
+    finally:
+        engine.dispose()
+    assert len(stored) == len(mails)
+    assert not [raw for raw in stored if "Secr3tPw" in _readable(raw)]
+    assert "Secr3tPw" not in log
