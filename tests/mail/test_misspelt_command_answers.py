@@ -175,3 +175,23 @@ def test_serve_writes_no_password_of_the_reported_line(tmp_path: Path, db_url: s
     assert len(stored) == len(mails)
     assert not [raw for raw in stored if "Secr3tPw" in _readable(raw)]
     assert "Secr3tPw" not in log
+
+
+@pytest.mark.parametrize(("subject", "error"), [
+    ("hello", 'Unknown command "hello"'),
+    ("abalone", 'The word "abalone" must be followed by a command'),
+])
+def test_a_subject_of_one_word_is_answered_and_the_body_is_not_run(
+        harness: Harness, subject: str, error: str) -> None:
+    """DESIGN §2.1: "A command is written in the Subject (pbmserv's rule); the body of
+    that mail is a comment": the body is read for a command only under a blank
+    Subject. The body's password is masked in the quote all the same."""
+    number = next(_senders)
+    sender, newcomer = f"stranger{number}@example.org", f"newcomer{number}"
+    (answer,) = harness.mail(sender, subject, f"signup {newcomer} Secr3tPw\n")
+    assert answer.subject == "Abalone error" and error in answer.body
+    assert f"signup {newcomer} ********" in answer.body
+    assert "Secr3tPw" not in _readable(answer.message.as_bytes())
+    # Not signed up by the first mail: the same body under a blank Subject signs up.
+    (again,) = harness.mail(sender, "", f"signup {newcomer} Secr3tPw\n")
+    assert again.subject.startswith("Abalone signup"), again.body
