@@ -508,16 +508,28 @@ def nearest_command(words: Sequence[str]) -> str:
     """The usage line of the command ``words`` (a mistyped command line) most resembles.
 
     Compares the first one to three words with every command name and alias, also as if
-    the game word had been left out; falls back to the usage of ``help``.
+    the game word had been left out; after the game word, the words after it with each
+    command's own words. Falls back to the usage of ``help`` (``abalone help`` after the
+    game word).
     """
     # Words cut at a length no command word comes near: difflib's cost grows with the
     # product of the lengths, and a longer word resembles no command anyway.
     lowered = [w[:_LONGEST_COMPARED].lower() for w in words[:3]]
     if not lowered:
         return COMMANDS["help"].syntax
-    best, best_score = COMMANDS["help"], 0.0
+    after_game_word = lowered[0] == GAME_WORD and len(lowered) > 1
+    fallback = COMMANDS["abalone help" if after_game_word else "help"]
+    best, best_score = fallback, 0.0
     for key, spec in COMMAND_WORDS.items():
-        candidates = [(" ".join(lowered[: len(key)]), " ".join(key), 0.0)]
+        if after_game_word:
+            # After the game word a command's own words are compared (the game word
+            # they share made "abalone singup" look like "abalone resign", not like
+            # "signup"); a server command, written after it by mistake, a little less.
+            own = key[1:] if key[0] == GAME_WORD else key
+            candidates = [(" ".join(lowered[1: 1 + len(own)]), " ".join(own),
+                           0.0 if key[0] == GAME_WORD else 0.05)]
+        else:
+            candidates = [(" ".join(lowered[: len(key)]), " ".join(key), 0.0)]
         if key[0] == GAME_WORD and lowered[0] != GAME_WORD:
             candidates.append((" ".join(lowered[: len(key) - 1]), " ".join(key[1:]), 0.05))
         for typed, name, penalty in candidates:
@@ -526,7 +538,7 @@ def nearest_command(words: Sequence[str]) -> str:
                 score += 0.1  # the first word is right; the rest decides
             if score > best_score:
                 best, best_score = spec, score
-    return best.syntax if best_score >= 0.6 else COMMANDS["help"].syntax
+    return best.syntax if best_score >= 0.6 else fallback.syntax
 
 
 

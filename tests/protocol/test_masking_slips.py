@@ -17,6 +17,7 @@ from email.message import EmailMessage
 import pytest
 
 from abalone_pbm.mail.stored_copy import masked_raw
+from abalone_pbm.protocol import COMMANDS, CommandSyntaxError, parse_command
 from abalone_pbm.protocol.masking import find_passwords, mask_passwords, quote_original
 from abalone_pbm.protocol.registry import COMMAND_WORDS
 from abalone_pbm.protocol.words import GAME_WORD
@@ -128,3 +129,22 @@ def test_a_server_command_after_the_game_word_and_an_ambiguous_slip_are_masked(
 ])
 def test_prose_after_the_game_word_stays_as_written(line: str) -> None:
     assert mask_passwords(line) == line
+
+
+@pytest.mark.parametrize(("subject", "name"), [
+    ("abalone singup bar Secr3tPw", "signup"),  # not "abalone resign"
+    ("abalone signof bar Secr3tPw", "signoff"),
+    ("abalone chnage password bar Old1 New2", "change password"),
+    ("abalone resing 101 bar Secr3tPw", "abalone resign"),
+    ("abalone standing", "abalone standings"),
+    ("abalone tournament jion spring bar Secr3tPw", "abalone tournament join"),
+    ("abalone blah blah blah", "abalone help"),
+])
+def test_the_answer_to_a_slip_after_the_game_word_shows_the_command_meant(
+        subject: str, name: str) -> None:
+    """The answer's usage line is of the command whose own words the words after the
+    game word resemble, not of one that only shares the game word."""
+    with pytest.raises(CommandSyntaxError) as raised:
+        parse_command(subject)
+    assert raised.value.syntax == f'Syntax is "{COMMANDS[name].syntax}"'
+    assert "Secr3tPw" not in raised.value.message
