@@ -24,10 +24,10 @@ Masking is exact in both directions (DESIGN §2.6). The rule:
    there (a board number, a userid; after the password nothing that contradicts the
    command): so "signup for the tournament now" stays as it is. Words that may be
    several commands (a slip of more than one: ``liit`` is ``limit`` or ``list``) are
-   masked at the password positions of every one of them that fits. A command cut over two or three
-   lines is masked across them. Where a word is missing before the password, the
-   word in its place that is what the command has after it (``digest Pw on``,
-   ``add Pw a@b.org``, ``notify Pw 101``; for the server also a known userid:
+   masked at the password positions of every one of them that fits. A command cut
+   over two or three lines is masked across them. Where a word is missing before the
+   password, the word in its place that is what the command has after it (``digest
+   Pw on``, ``add Pw a@b.org``, ``notify Pw 101``; for the server also a known userid:
    ``message Pw wilma``) moves the password to the word before. Every
    password-shaped word after such a command's words (a capital after a small letter
    or a digit, or capitals with digits: ``FredPw77``, ``Secret1``; never a number,
@@ -165,6 +165,11 @@ def _recognise(lowered: Sequence[str]) -> Reading | None:
     """The command the words most likely begin with (the first of ``_readings``)."""
     readings = _readings(lowered)
     return readings[0] if readings else None
+
+
+def _secret_reading(lowered: Sequence[str]) -> Reading | None:
+    """The first of ``_readings`` whose command has a password."""
+    return next((found for found in _readings(lowered) if found[0].secret), None)
 
 
 def _readings(lowered: Sequence[str]) -> list[Reading]:
@@ -1069,8 +1074,8 @@ def _secret_command_at(line: str, start: int, *, userid_next: bool = False) -> b
     ``userid_next``, also followed by a userid (after a board number, if any), as a
     command written after another on its line is (not a list of command words)."""
     lowered = _first_lowered(line, start, more=3)
-    found = _recognise(lowered)
-    if found is None or not found[0].secret:
+    found = _secret_reading(lowered)
+    if found is None:
         return False
     if not userid_next:
         return True
@@ -1090,9 +1095,10 @@ def _shaped_passwords(line: str, index: int, start: int, after: int,
     fred OldPw1 NewPw2") does not show a password its positions cannot place."""
     tokens = [(found.start(), found.end()) for found in _TOKEN_RE.finditer(line, start)]
     lowered = [line[a:b].lower() for a, b in tokens[:_LONGEST_COMMAND + 1]]
-    first = _recognise(lowered)
-    if (first is None and lowered[:1] != [] and lowered[0] in _SECRET_FIRST_WORDS
-            and len(lowered) > 1 and lowered[0] != GAME_WORD):
+    first = _secret_reading(lowered)
+    if (first is None and not _readings(lowered) and lowered[:1] != []
+            and lowered[0] in _SECRET_FIRST_WORDS and len(lowered) > 1
+            and lowered[0] != GAME_WORD):
         first = COMMANDS_BY_FIRST_WORD[lowered[0]], 1  # "change passwd fred Old New"
     if (first is None or not first[0].secret
             or _OWN_SUBJECT_RE.fullmatch(line[start:].strip().lower())):
