@@ -24,8 +24,14 @@ Masking is exact in both directions (DESIGN §2.6). The rule:
    there (a board number, a userid; after the password nothing that contradicts the
    command): so "signup for the tournament now" stays as it is. Words that may be
    several commands (a slip of more than one: ``liit`` is ``limit`` or ``list``) are
-   masked at the password positions of every one of them that fits. A command cut
-   over two or three lines is masked across them. Where a word is missing before the
+   masked at the password positions of every one of them that fits. A word of a
+   command with a password with one letter put in (doubled or any other:
+   ``signnup``, ``abalone passwword set``) is read for masking only (the command is
+   not run, and rule 3 does not read it): hiding a word of prose costs little,
+   showing a password is a leak. Where that letter is an English ending ("s", or
+   "d"/"r" after the word's "e": ``messages``, ``deleted``), a word of prose in a
+   password's place is the sentence going on ("deleted fred yesterday") and stays.
+   A command cut over two or three lines is masked across them. Where a word is missing before the
    password, the word in its place that is what the command has after it (``digest
    Pw on``, ``add Pw a@b.org``, ``notify Pw 101``; for the server also a known userid:
    ``message Pw wilma``) moves the password to the word before. Every
@@ -34,7 +40,11 @@ Masking is exact in both directions (DESIGN §2.6). The rule:
    board, move, address or word of the protocol) is masked too, but the userid before
    the password of a command that names a known user (or signs one up): so a misspelt
    or incomplete command (``signoff FredPw77``, ``signup fr ed Secret99``, ``change
-   passwd fred Old1 New2``) shows no password its positions cannot place. A second
+   passwd fred Old1 New2``, ``resgn 101 Secret99``) shows no password its positions
+   cannot place. After a slip of a word under six letters (often another word:
+   "see", "week") only such a word up to the password's place is, and not before a
+   sentence: ``liit Secr3tPw``, ``sigup Secr3tPw`` are masked, "see McDonald at the
+   club" is not. A second
    command with a password on the same line (``signup fred pw1 signoff fred pw2``) is
    read up to the next one, for its own passwords.
 3. **A word after a userid.** A line that begins with any command word (also one
@@ -141,19 +151,43 @@ def _close(word: str, target: str) -> bool:
         _slips(word, target) <= 1)
 
 
-@functools.lru_cache(maxsize=1 << 14)
-def _keys_beginning_like(first: str) -> tuple[tuple[tuple[str, ...], CommandSpec], ...]:
-    """The commands whose first word ``first`` is, exactly or with one slip."""
-    return tuple((key, spec) for key, spec in COMMAND_WORDS.items() if _close(first, key[0]))
+def _put_in(word: str, target: str) -> bool:
+    """Whether ``word`` is ``target`` (four letters or more) with one letter put in: a
+    letter doubled or any other ("signnup", "passwword", "signupp"; a mark is no
+    letter: "board," is the word before a comma)."""
+    if len(word) != len(target) + 1 or len(target) < 4:
+        return False
+    differs = next((i for i, (a, b) in enumerate(zip(word, target)) if a != b), len(target))
+    return word[differs].isalpha() and word[differs + 1:] == target[differs:]
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _close_for_masking(word: str, target: str) -> bool:
+    """``_close``, or one letter put in (see ``_put_in``): how near a word must be to a
+    word of a command with a password for that command's password places to be hidden
+    (hiding is not running: the command itself is read with ``_close``)."""
+    return _close(word, target) or _put_in(word, target)
+
+
+#: How near a written word must be to a command's word (``_close`` or
+#: ``_close_for_masking``).
+Nearness = Callable[[str, str], bool]
 
 
 @functools.lru_cache(maxsize=1 << 14)
-def _keys_beginning_like_two(first: str, second: str
+def _keys_beginning_like(first: str, near: Nearness = _close
+                         ) -> tuple[tuple[tuple[str, ...], CommandSpec], ...]:
+    """The commands whose first word ``first`` is, exactly or ``near`` it."""
+    return tuple((key, spec) for key, spec in COMMAND_WORDS.items() if near(first, key[0]))
+
+
+@functools.lru_cache(maxsize=1 << 14)
+def _keys_beginning_like_two(first: str, second: str, near: Nearness = _close
                              ) -> tuple[tuple[tuple[str, ...], CommandSpec], ...]:
     """Those of ``_keys_beginning_like(first)`` of one word, or whose second word
-    ``second`` is, exactly or with one slip (the game word begins some hundred)."""
-    return tuple((key, spec) for key, spec in _keys_beginning_like(first)
-                 if len(key) < 2 or _close(second, key[1]))
+    ``second`` is, exactly or ``near`` it (the game word begins some hundred)."""
+    return tuple((key, spec) for key, spec in _keys_beginning_like(first, near)
+                 if len(key) < 2 or near(second, key[1]))
 
 
 #: A command a line's words may begin with, and how many of its words the command's
@@ -172,25 +206,25 @@ def _secret_reading(lowered: Sequence[str]) -> Reading | None:
     return next((found for found in _readings(lowered) if found[0].secret), None)
 
 
-def _readings(lowered: Sequence[str]) -> list[Reading]:
+def _readings(lowered: Sequence[str], near: Nearness = _close) -> list[Reading]:
     """Every command the words may begin with, exactly or with one slip in a word, best
     first (exact before slipped, more command words before fewer): a word may be a slip
     of several commands ("liit": "limit" or "list"), and each of them may have a
     password where the others have none. Also a server command after the game word
     ("abalone signup fred pw", "abalone singup ..."), and a game command without it
-    ("limit fred pw 0", "move 101 fred pw c3-c5,d4")."""
+    ("limit fred pw 0", "move 101 fred pw c3-c5,d4"). ``near`` says what a slip is."""
     if not lowered:
         return []
-    ranked = _keyed_readings(lowered, rank=0)
-    if len(lowered) > 1 and _close(lowered[0], GAME_WORD):
+    ranked = _keyed_readings(lowered, 0, near)
+    if len(lowered) > 1 and near(lowered[0], GAME_WORD):
         # The game word before a server command: pbmserv's users write it before every
         # command. (Its own readings of the words after it stand above: "abalone add"
         # is no game command, "abalone accept" is.)
         ranked += [(rank, spec, used + 1) for rank, spec, used
-                   in _keyed_readings(lowered[1:], rank=2) if spec.words[0] != GAME_WORD]
+                   in _keyed_readings(lowered[1:], 2, near) if spec.words[0] != GAME_WORD]
     if len(lowered) > 1:
         for word in GAME_COMMAND_WORDS:
-            if not _close(lowered[0], word):
+            if not near(lowered[0], word):
                 continue
             spec = COMMAND_WORDS[(GAME_WORD, word)]
             if word in BARE_GAME_COMMANDS and (is_valid_userid(lowered[1]) or lowered[1].isdigit()):
@@ -203,21 +237,41 @@ def _readings(lowered: Sequence[str]) -> list[Reading]:
     return list(readings.values())
 
 
-def _keyed_readings(lowered: Sequence[str], rank: int
+def _keyed_readings(lowered: Sequence[str], rank: int, near: Nearness
                     ) -> list[tuple[tuple[int, int], CommandSpec, int]]:
     """The commands whose words (a name or an alias) the words begin with, exactly or
-    each with one slip: ranked ``rank`` when exact, ``rank + 1`` when slipped, longer
+    each ``near`` it: ranked ``rank`` when exact, ``rank + 1`` when slipped, longer
     names first."""
-    # (A key of two words or more fits only when the second words are close.)
-    keys = (_keys_beginning_like(lowered[0]) if len(lowered) < 2
-            else _keys_beginning_like_two(lowered[0], lowered[1]))
+    # (A key of two words or more fits only when the second words are near.)
+    keys = (_keys_beginning_like(lowered[0], near) if len(lowered) < 2
+            else _keys_beginning_like_two(lowered[0], lowered[1], near))
     found: list[tuple[tuple[int, int], CommandSpec, int]] = []
     for key, spec in keys:
-        if len(lowered) < len(key) or not all(_close(w, k) for w, k in zip(lowered, key)):
+        if len(lowered) < len(key) or not all(near(w, k) for w, k in zip(lowered, key)):
             continue
         exact = tuple(lowered[: len(key)]) == key
         found.append(((rank if exact else rank + 1, -len(key)), spec, len(key)))
     return found
+
+
+def _put_in_readings(lowered: Sequence[str], readings: Sequence[Reading]) -> list[Reading]:
+    """The readings with a password that only a letter put in a command word gives
+    ("signnup bar pw", "abalone passwword set ..."), beyond ``readings`` (those of
+    ``_readings(lowered)``): for hiding the password places only. Such a word is read
+    as no command (the answer to "signnup" is what it was), nor by rule 3."""
+    if not lowered or not any(_put_in_like(word) for word in lowered[:_LONGEST_COMMAND]):
+        return []
+    known = {(spec.name, used) for spec, used in readings}
+    return [(spec, used) for spec, used in _readings(lowered, _close_for_masking)
+            if spec.secret and (spec.name, used) not in known]
+
+
+def _english_ending(word: str) -> bool:
+    """Whether ``word`` is a command word with an English ending put at its end: an
+    "s" (plural, third person: "messages", "signups"), a "d" or "r" after its "e"
+    (past, doer: "deleted", "mover")."""
+    stem, last = word[:-1], word[-1:]
+    return stem in _COMMAND_WORDS_ANY and (last == "s" or (last in "dr" and stem[-1:] == "e"))
 
 
 def _without_game_word(spec: CommandSpec, args: Sequence[str]) -> bool:
@@ -680,25 +734,30 @@ def _line_passwords(analysed: Sequence[str], index: int, start: int,
             more += [(following, a, b) for a, b in
                      _spans(analysed[following], _command_start(analysed[following]))]
             words_so_far = [analysed[r][a:b] for r, a, b in more]
-            joined_readings = _readings([w.lower() for w in words_so_far])
+            lowered_so_far = [w.lower() for w in words_so_far]
+            joined_readings = _readings(lowered_so_far)
             joined = joined_readings[0] if joined_readings else None
+            joined_put_in = _put_in_readings(lowered_so_far, joined_readings)
             if not any(spec.secret for spec, _ in joined_readings):
-                if folded and _first_command_word([w.lower() for w in words_so_far]):
+                if folded and _first_command_word(lowered_so_far):
                     # Rule 3 over a folded Subject ("challenge" / " fred" / " pw").
-                    spec_of = joined[0] if joined else _bare_game_command(words_so_far[0].lower())
+                    spec_of = joined[0] if joined else _bare_game_command(lowered_so_far[0])
                     used = joined[1] if joined else 1
                     position = _word_after_userid(spec_of, words_so_far[used:], is_userid)
                     if position is not None and used + position == len(more) - 1:
                         return [more[used + position]]
-                continue
-            placed = _placed_by_readings(analysed, joined_readings, more, is_userid)
+                if not joined_put_in:
+                    continue
+            placed = _placed_by_readings(analysed, joined_readings, more, is_userid,
+                                         put_in=joined_put_in)
             if placed:
                 return placed
         return []
     # Every command the words may be (a slip of several), each masked where it has its
     # passwords: what one reading takes for a userid another may take for a password.
     placed = _placed_by_readings(analysed, readings, spans, is_userid,
-                                 continue_from=(index, originals))
+                                 continue_from=(index, originals),
+                                 put_in=_put_in_readings(lowered, readings))
     if placed:
         return placed
     if found is not None and found[0].secret:
@@ -754,12 +813,17 @@ def _continued(analysed: Sequence[str], originals: Sequence[str], index: int,
 
 def _placed_by_readings(analysed: Sequence[str], readings: Sequence[Reading],
                         spans: list[Span], is_userid: UseridCheck,
-                        continue_from: tuple[int, Sequence[str]] | None = None) -> list[Span]:
+                        continue_from: tuple[int, Sequence[str]] | None = None,
+                        put_in: Sequence[Reading] = ()) -> list[Span]:
     """The passwords of every reading with a password whose words around them are what
     it has there (rule 2), all of them; ``continue_from`` (the line's number and the
-    lines): a reading may go on in the next lines where the line ends too soon."""
+    lines): a reading may go on in the next lines where the line ends too soon.
+    ``put_in``: readings only a letter put in a command word gives (see
+    ``_put_in_readings``); where that letter is an English ending ("deleted fred
+    yesterday", "Messages from fred are nice") a word of prose in a password's place
+    is the sentence going on, and stays."""
     placed: dict[Span, None] = {}
-    for spec, used in readings:
+    for number, (spec, used) in enumerate([*readings, *put_in]):
         if not spec.secret:
             continue
         words = spans
@@ -769,8 +833,12 @@ def _placed_by_readings(analysed: Sequence[str], readings: Sequence[Reading],
         args = [analysed[r][a:b] for r, a, b in words[used:]]
         positions = [p for p in _secret_positions(spec, args, is_userid)
                      if p < len(args) and not _is_placeholder(args[p])]
-        if positions and _fits(spec, args, positions):
-            placed.update(dict.fromkeys(words[used + p] for p in positions))
+        if not positions or not _fits(spec, args, positions):
+            continue
+        if number >= len(readings) and any(
+                _english_ending(analysed[r][a:b].lower()) for r, a, b in words[:used]):
+            positions = [p for p in positions if not _PROSE_RE.fullmatch(args[p])]
+        placed.update(dict.fromkeys(words[used + p] for p in positions))
     return list(placed)
 
 
@@ -1095,24 +1163,59 @@ def _shaped_passwords(line: str, index: int, start: int, after: int,
     fred OldPw1 NewPw2") does not show a password its positions cannot place."""
     tokens = [(found.start(), found.end()) for found in _TOKEN_RE.finditer(line, start)]
     lowered = [line[a:b].lower() for a, b in tokens[:_LONGEST_COMMAND + 1]]
-    first = _secret_reading(lowered)
-    if (first is None and not _readings(lowered) and lowered[:1] != []
-            and lowered[0] in _SECRET_FIRST_WORDS and len(lowered) > 1
-            and lowered[0] != GAME_WORD):
-        first = COMMANDS_BY_FIRST_WORD[lowered[0]], 1  # "change passwd fred Old New"
+    readings = _readings(lowered)
+    # (A letter put in a command word counts here too: "signnup Secr3tPw".)
+    first = next((found for found in [*readings, *_put_in_readings(lowered, readings)]
+                  if found[0].secret), None)
+    if first is None and not readings and len(lowered) > 1:
+        first = _by_first_word(lowered)  # "change passwd fred Old New", "resgn 101 Pw"
     if (first is None or not first[0].secret
             or _OWN_SUBJECT_RE.fullmatch(line[start:].strip().lower())):
         return []  # not a command line, or the Subject of one of the server's mails
-    if not (lowered[0] in _COMMAND_WORDS_ANY or len(lowered[0]) >= 6) or (
-            lowered[first[1]:first[1] + 1] and lowered[first[1]] in NOT_USERIDS):
-        return []  # a short word with a slip ("see" for "seek"), or a sentence ("see you")
+    spec, used = first
+    if lowered[used:used + 1] and lowered[used] in NOT_USERIDS:
+        return []  # a sentence ("see you at ten, I will use MyPw1 then")
     # Before the first password the userid stands: kept, unless the server knows
     # it names nobody (a password written where the userid is missing:
     # "message Pw1Zq wilma"); signup names a user still to be made.
-    return [(index, a, b) for a, b in tokens[first[1]:]
-            if password_shaped(line[a:b]) and (
-                a >= after or not (is_userid is None or is_userid(line[a:b])
-                                   or first[0].name == "signup"))]
+    shaped = [(index, a, b) for a, b in tokens[used:]
+              if password_shaped(line[a:b]) and (
+                  a >= after or not (is_userid is None or is_userid(line[a:b])
+                                     or spec.name == "signup"))]
+    if lowered[0] in _COMMAND_WORDS_ANY or len(lowered[0]) >= 6:
+        return shaped
+    # A short word with a slip is often another word ("see" for "seek", "week"): only
+    # a word up to the password's place (the userid left out: "liit Secr3tPw",
+    # "sigup Secr3tPw"), and only where no sentence goes on after it ("see McDonald
+    # at the club" keeps its name, as rule 3 keeps a word before prose).
+    hidden = {(a, b) for _, a, b in shaped}
+    return [(index, a, b) for number, (a, b) in enumerate(tokens[used:used + max(spec.secret) + 1], used)
+            if (a, b) in hidden
+            and not _sentence_after([line[c:d] for c, d in tokens[number + 1:number + 3]])]
+
+
+def _by_first_word(lowered: Sequence[str]) -> Reading | None:
+    """The command with a password whose first word (after the game word) the line's
+    first word is, exactly or within one slip or letter put in, where no command's
+    words fit the line; of several, the one with the most words up to its last
+    password. A slipped word of a board command needs the board after it ("resgn 101
+    Secr3tPw"; "that iPhone rocks" is no chat)."""
+    first = lowered[0]
+    if first == GAME_WORD:
+        return None
+    if first in COMMANDS_BY_FIRST_WORD:
+        return COMMANDS_BY_FIRST_WORD[first], 1
+    near = [spec for word, spec in COMMANDS_BY_FIRST_WORD.items()
+            if _close_for_masking(first, word) and (
+                spec.name not in _BOARD_SECRET_COMMANDS or _BOARD_RE.fullmatch(lowered[1]))]
+    return (max(near, key=lambda spec: max(spec.secret)), 1) if near else None
+
+
+def _sentence_after(rest: Sequence[str]) -> bool:
+    """Whether ``rest`` (the words after one) is a sentence going on: two ordinary words,
+    the first no command word ("... is a draw"; rule 3's reading of prose)."""
+    return (len(rest) >= 2 and all(_PROSE_RE.fullmatch(word) for word in rest[:2])
+            and rest[0].lower() not in _COMMAND_WORDS_ANY)
 
 
 def _starts(analysed: str) -> list[int]:
@@ -1177,14 +1280,30 @@ _ONE_LEFT_OUT = frozenset(d for word in _SLIP_TARGETS for d in _deletions(word))
 _TARGET_LENGTHS = frozenset(len(word) for word in _SLIP_TARGETS)
 
 
+#: The words of the commands with a password, of four letters or more: one of them with
+#: a letter put in is read for hiding that command's passwords (_put_in_readings).
+_PUT_IN_TARGETS = frozenset(word for key, spec in COMMAND_WORDS.items() if spec.secret
+                            for word in key if len(word) >= 4)
+_PUT_IN_LENGTHS = frozenset(len(word) + 1 for word in _PUT_IN_TARGETS)
+
+
+@functools.lru_cache(maxsize=1 << 14)
+def _put_in_like(word: str) -> bool:
+    """Whether ``word`` (lower case) is a word of a command with a password with one
+    letter put in (see ``_put_in``)."""
+    return len(word) in _PUT_IN_LENGTHS and any(
+        d in _PUT_IN_TARGETS and _put_in(word, d) for d in _deletions(word))
+
+
 @functools.lru_cache(maxsize=1 << 14)
 def _command_like(word: str) -> bool:
     """Whether ``word`` (lower case) may be a command word as rules 1-3 read one:
-    true for every word _recognise, _first_command_word or _BEHEADED accepts."""
+    true for every word _recognise, _first_command_word, _BEHEADED or
+    _put_in_readings accepts."""
     if word in _EXACT_FIRST or word in _ONE_LEFT_OUT:
         return True
-    return len(word) in _TARGET_LENGTHS and any(
-        d in _ONE_LEFT_OUT for d in _deletions(word))
+    return (len(word) in _TARGET_LENGTHS and any(d in _ONE_LEFT_OUT for d in _deletions(word))
+            ) or _put_in_like(word)
 
 
 def _first_words(analysed: str) -> list[str]:
