@@ -1,5 +1,11 @@
 """What every match script prints besides its games: Elo with its interval, the share
-of the games won by pushing off six, and the machine's load while the match ran.
+of the games won by pushing off six (with its interval), and the machine's load while
+the match ran.
+
+A run of eight or sixteen games says little about a share: 8 of 16 won by six has a
+95 % interval of 28-72 %.  ``python benchmarks/match_report.py 8/16 3/16`` says whether
+two runs' shares differ more than chance would make them (Fisher's exact test), the
+question to ask before a setting is kept or dropped on the strength of one run.
 
 The load matters because the robots think on a clock: on a machine busy with other
 work they search less deep than their budget would allow, and the side that suffers
@@ -11,8 +17,10 @@ it was measured under.
 
 from __future__ import annotations
 
+import argparse
 import math
 import os
+import sys
 import threading
 import time
 from collections.abc import Sequence
@@ -56,6 +64,44 @@ def share_text(won_by_six: int, won: int) -> str:
     return f"{won_by_six}/{won} ({won_by_six / won:.0%})"
 
 
+def share_interval(hits: int, games: int, z: float = 1.96) -> tuple[float, float]:
+    """The Wilson 95 % interval of a share ``hits``/``games`` (it stays inside 0-1 and
+    is not empty at 0 or at all games, unlike the normal approximation)."""
+    if games <= 0:
+        return 0.0, 1.0
+    p = hits / games
+    denominator = 1 + z * z / games
+    centre = (p + z * z / (2 * games)) / denominator
+    half = z * math.sqrt(p * (1 - p) / games + z * z / (4 * games * games)) / denominator
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def share_of_games_text(hits: int, games: int) -> str:
+    """``8 of 16 games (50 %, 95 % interval 28-72 %)``."""
+    if games <= 0:
+        return "0 of 0 games"
+    low, high = share_interval(hits, games)
+    return (f"{hits} of {games} games ({100 * hits / games:.0f} %, 95 % interval "
+            f"{100 * low:.0f}-{100 * high:.0f} %)")
+
+
+def fisher_exact(a: int, n: int, b: int, m: int) -> float:
+    """The two-sided p-value of Fisher's exact test that ``a`` of ``n`` and ``b`` of ``m``
+    come from one share: the chance, with the margins fixed, of a table at most as
+    likely as the one seen."""
+    if not (0 <= a <= n and 0 <= b <= m):
+        raise ValueError("a share's hits lie between 0 and its games")
+    hits, total = a + b, n + m
+
+    def chance(x: int) -> float:
+        return math.comb(n, x) * math.comb(m, hits - x) / math.comb(total, hits)
+
+    seen = chance(a)
+    low, high = max(0, hits - m), min(n, hits)
+    # A small tolerance: tables exactly as likely as the one seen count, despite rounding.
+    return min(1.0, sum(p for x in range(low, high + 1) if (p := chance(x)) <= seen * (1 + 1e-9)))
+
+
 def search_text(depths: Sequence[int] | int, searched: int, nodes: int, seconds: float) -> str:
     """``mean depth 5.21, 131,000 nodes/s`` (or what of it is known)."""
     total_depth = depths if isinstance(depths, int) else sum(depths)
@@ -97,3 +143,32 @@ class LoadWatch:
             f"{time.monotonic() - self.started:.0f} s): mean {mean:.2f}, min {min(samples):.2f}, "
             f"max {max(samples):.2f} on {os.cpu_count()} cores"
         )
+
+
+def _share(text: str) -> tuple[int, int]:
+    hits, _, games = text.partition("/")
+    try:
+        h, g = int(hits), int(games)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is no share: write hits/games, as 8/16")
+    if g <= 0 or not 0 <= h <= g:
+        raise argparse.ArgumentTypeError(f"{text!r}: hits lie between 0 and the games, games above 0")
+    return h, g
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        description="Two runs' shares (of games won by six, say): each with its 95 % "
+                    "interval, and Fisher's exact test of whether they differ.")
+    parser.add_argument("first", type=_share, help="hits/games of one run, as 8/16")
+    parser.add_argument("second", type=_share, help="hits/games of the other run")
+    args = parser.parse_args(argv)
+    (a, n), (b, m) = args.first, args.second
+    print(f"first:  {share_of_games_text(a, n)}")
+    print(f"second: {share_of_games_text(b, m)}")
+    print(f"Fisher's exact test, two-sided: p = {fisher_exact(a, n, b, m):.3f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

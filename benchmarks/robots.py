@@ -46,7 +46,8 @@ from abalone_pbm.robots.features import current_weights, set_weights  # noqa: E4
 from abalone_pbm.rules import Board, Rules  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from match_report import LoadWatch, elo_text, score_interval, search_text, share_text  # noqa: E402
+from match_report import (  # noqa: E402
+    LoadWatch, elo_text, score_interval, search_text, share_of_games_text, share_text)
 
 DEFAULT_LAYOUTS = ("standard", "belgian-daisy", "german-daisy")
 
@@ -228,7 +229,8 @@ def summary_line(a: str, b: str, results: list[GameResult]) -> tuple[str, float]
     line = (f"{a} vs {b}: +{wins} ={draws} -{losses}, score {score:.1%}, "
             f"{elo_text(score, margin)}; won by pushing off the target: "
             f"{share} of the decided games ({a}: {share_text(a_by_target, wins)} of its wins, "
-            f"{b}: {share_text(len(by_target) - a_by_target, losses)})")
+            f"{b}: {share_text(len(by_target) - a_by_target, losses)}); "
+            f"{a} won by six {share_of_games_text(a_by_target, len(results))}")
     return line, score
 
 

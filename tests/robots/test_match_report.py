@@ -44,6 +44,46 @@ def test_share_and_search_texts() -> None:
     assert report.search_text(0, 0, 0, 0.0) == "no search figures"
 
 
+def test_share_interval_is_wilsons() -> None:
+    # Wilson's interval stays inside 0-1 and is not empty at either end.
+    assert report.share_interval(0, 10) == (0.0, pytest.approx(0.2775, abs=1e-4))
+    assert report.share_interval(10, 10) == (pytest.approx(0.7225, abs=1e-4), 1.0)
+    low, high = report.share_interval(8, 16)
+    assert (round(low, 3), round(high, 3)) == (0.28, 0.72)
+    assert report.share_interval(0, 0) == (0.0, 1.0)
+    assert report.share_of_games_text(8, 16) == "8 of 16 games (50 %, 95 % interval 28-72 %)"
+    assert report.share_of_games_text(0, 0) == "0 of 0 games"
+
+
+def test_fisher_exact_against_known_tables() -> None:
+    # The lady tasting tea (3 of 3 against 0 of 3) and the textbook 1/9 against 11/14.
+    assert report.fisher_exact(3, 3, 0, 3) == pytest.approx(0.1)
+    assert report.fisher_exact(1, 9, 11, 14) == pytest.approx(0.002759, abs=1e-6)
+    # Equal shares: nothing to tell them apart; a table and its mirror alike.
+    assert report.fisher_exact(4, 8, 4, 8) == pytest.approx(1.0)
+    assert report.fisher_exact(8, 16, 3, 16) == pytest.approx(report.fisher_exact(3, 16, 8, 16))
+    assert report.fisher_exact(0, 8, 8, 8) == pytest.approx(2 / math.comb(16, 8))
+    with pytest.raises(ValueError):
+        report.fisher_exact(9, 8, 0, 8)
+
+
+def test_compare_prints_both_shares_and_the_test(capsys: pytest.CaptureFixture[str]) -> None:
+    assert report.main(["8/16", "3/16"]) == 0
+    out = capsys.readouterr().out
+    assert "first:  8 of 16 games (50 %, 95 % interval 28-72 %)" in out
+    assert "second: 3 of 16 games (19 %, 95 % interval 7-43 %)" in out
+    assert "p = 0.135" in out
+
+
+@pytest.mark.parametrize("bad", ["9/8", "-1/8", "3/0", "3", "a/b", "3/8/2"])
+def test_compare_refuses_what_is_no_share(bad: str, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as stop:
+        report.main(["--", bad, "1/2"])
+    assert stop.value.code == 2
+    err = capsys.readouterr().err
+    assert f"'{bad}'" in err and ("no share" in err or "hits lie between" in err), err
+
+
 def test_load_watch_samples_while_running() -> None:
     watch = report.LoadWatch(every=0.05)
     time.sleep(0.2)
@@ -63,6 +103,7 @@ def test_robots_match_prints_everything(capsys: pytest.CaptureFixture[str]) -> N
     out = capsys.readouterr().out
     assert re.search(r"Elo [+-](\d+|inf) \[[+-](\d+|inf), [+-](\d+|inf)\]", out)
     assert "won by pushing off the target:" in out
+    assert re.search(r"boulder won by six \d of 2 games \(\d+ %, 95 % interval \d+-\d+ %\)", out)
     for side in ("a=boulder", "b=boulder-1"):
         line = next(line for line in out.splitlines() if line.strip().startswith(side))
         assert re.search(r"mean depth 1\.00, [\d,]+ nodes/s", line), line
