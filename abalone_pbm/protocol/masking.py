@@ -231,6 +231,11 @@ def _readings(lowered: Sequence[str], near: Nearness = _close) -> list[Reading]:
                 ranked.append(((4, -1), spec, 1))  # without the game word ("limit fred pw 0")
             elif spec.name in _BOARD_SECRET_COMMANDS and _without_game_word(spec, lowered[1:]):
                 ranked.append(((4, -1), spec, 1))
+            elif near is not _close and word not in BARE_GAME_COMMANDS \
+                    and spec.name not in _BOARD_SECRET_COMMANDS:
+                # For masking, the others too ("ashowas fred pw": rule 3 reads
+                # "showas fred pw" and its slips, but no word with a letter put in).
+                ranked.append(((4, -1), spec, 1))
     readings: dict[tuple[str, int], Reading] = {}
     for _, spec, used in sorted(ranked, key=lambda found: found[0]):
         readings.setdefault((spec.name, used), (spec, used))

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from functools import cache
+from string import ascii_lowercase
 
 from abalone_pbm.protocol.registry import COMMAND_WORDS, CommandSpec
 from abalone_pbm.protocol.words import GAME_WORD
@@ -35,14 +36,26 @@ def slips(word: str) -> list[str]:
     """The slips of ``word`` the masking reads as that word (none under four letters):
     each letter left out, changed to a key beside it (the masking takes any letter; a
     changed letter's place decides its reading, the letter does not), swapped with
-    the next."""
+    the next; and each letter put in (``put_in``)."""
     if len(word) < 4:
         return []
     left_out = [word[:i] + word[i + 1:] for i in range(len(word))]
     changed = [word[:i] + near + word[i + 1:]
                for i, letter in enumerate(word) for near in _neighbours(letter)]
     swapped = [word[:i] + word[i + 1] + word[i] + word[i + 2:] for i in range(len(word) - 1)]
-    return [slip for slip in dict.fromkeys(left_out + changed + swapped) if slip != word]
+    return [slip for slip in dict.fromkeys(left_out + changed + swapped + put_in(word))
+            if slip != word]
+
+
+def put_in(word: str) -> list[str]:
+    """``word`` (four letters or more) with one letter put in: each letter a-z at each
+    place, a doubled letter among them ("signnup", "signupp"). The masking reads such a
+    word of a command with a password for hiding its passwords only (the command is
+    not run)."""
+    if len(word) < 4:
+        return []
+    return list(dict.fromkeys(word[:i] + letter + word[i:]
+                              for i in range(len(word) + 1) for letter in ascii_lowercase))
 
 
 def _written(words: tuple[str, ...]) -> Iterator[tuple[str, ...]]:
@@ -105,4 +118,27 @@ def misspelt_commands() -> tuple[tuple[str, tuple[str, ...], str, str], ...]:
                 for words in _written(form):
                     lines[" ".join([*words, *arguments])] = (
                         tuple(secrets), spec.name, " ".join(words))
+    return tuple((line, *found) for line, found in lines.items())
+
+
+@cache
+def misspelt_without_userid() -> tuple[tuple[str, tuple[str, ...], str], ...]:
+    """Every command whose userid stands right before its password, written with each
+    slip (``_written``), with and without the game word, its userid left out and its
+    passwords written as passwords are (``liit Secr3tPw1``, ``sigup Secr3tPw1``,
+    ``resgn 101 Secr3tPw1``); each line with its passwords and its command."""
+    lines: dict[str, tuple[tuple[str, ...], str]] = {}
+    for key, spec in COMMAND_WORDS.items():
+        tokens = spec.syntax.split()[len(spec.words):]
+        if not spec.secret or tokens[min(spec.secret) - 1:min(spec.secret)] != ["<userid>"]:
+            continue
+        arguments, secrets = _arguments(spec, PASSWORD_STEMS[0])
+        # (The required words before the password are written as the syntax has them:
+        # the userid is the last of them.)
+        userid_at = sum(1 for token in tokens[:min(spec.secret)] if not token.startswith("["))
+        del arguments[userid_at - 1]
+        other_form = key[1:] if key[0] == GAME_WORD else (GAME_WORD, *key)
+        for form in (key, other_form):
+            for words in _written(form):
+                lines[" ".join([*words, *arguments])] = (tuple(secrets), spec.name)
     return tuple((line, *found) for line, found in lines.items())
