@@ -5,9 +5,11 @@
 ``abalone singup bar Secr3tPw`` (signup misspelt, after the game word) was answered
 with ``abalone singup ******** Secr3tPw``: the masking took "singup" for a userid.
 Here through the whole server: a sample of every command with a password written with
-slips (tests/protocol/misspelt_commands.py) through the service, in each place a
-command is read; and the reported line through a real ``serve`` that writes its mail
-to the Maildir ``var/outgoing``.
+slips (tests/protocol/misspelt_commands.py: also a letter put in, ``signnup bar
+hunter``, and the userid left out, ``liit Secr3tPw``) through the service, in each
+place a command is read; and the reported lines through a real ``serve`` that writes
+its mail to the Maildir ``var/outgoing``. A letter put in hides the passwords and runs
+nothing: ``signnup`` is answered as the unknown command it is.
 """
 
 from __future__ import annotations
@@ -27,8 +29,9 @@ import pytest
 from sqlalchemy import create_engine, select
 
 from abalone_pbm.db.models import InboxMail
+from abalone_pbm.protocol.registry import COMMAND_WORDS
 from tests.e2e.conftest import _start_serve, _stop, _wait_listening, free_port
-from tests.protocol.misspelt_commands import misspelt_commands
+from tests.protocol.misspelt_commands import misspelt_commands, misspelt_without_userid, put_in
 from tests.service.harness import Harness, make_harness
 
 _senders = count(1)
@@ -56,8 +59,9 @@ def harness(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Harness]:
     made.database.dispose()
 
 
-#: Every how many lines of ``misspelt_commands`` one is sent (each takes a mail).
-_EVERY = 40
+#: Every how many lines of ``misspelt_commands`` and ``misspelt_without_userid`` one
+#: is sent (each takes a mail).
+_EVERY = 200
 #: Where a command is read, and how a line stands there: (Subject, body).
 #: ("{line}" stands for the line.)
 _PLACES: dict[str, tuple[str, str]] = {
@@ -70,11 +74,13 @@ _PLACES: dict[str, tuple[str, str]] = {
 
 
 def _sample() -> list[tuple[str, tuple[str, ...], str]]:
-    """Every 40th line (each command has some), each in the next place of ``_PLACES``."""
+    """Every 200th line of each kind (each command has some), each in the next place
+    of ``_PLACES``."""
     places = list(_PLACES)
-    lines = misspelt_commands()[::_EVERY]
+    lines = [(line, secrets) for line, secrets, _, _ in misspelt_commands()[::_EVERY]]
+    lines += [(line, secrets) for line, secrets, _ in misspelt_without_userid()[::_EVERY]]
     return [(line, secrets, places[number % len(places)])
-            for number, (line, secrets, _, _) in enumerate(lines)]
+            for number, (line, secrets) in enumerate(lines)]
 
 
 def test_the_sample_holds_every_command_with_a_password_and_every_place() -> None:
@@ -82,7 +88,12 @@ def test_the_sample_holds_every_command_with_a_password_and_every_place() -> Non
     names = {name for _, _, name, _ in misspelt_commands()}
     sampled = {name for _, _, name, _ in misspelt_commands()[::_EVERY]}
     assert sampled == names
+    without_userid = {name for _, _, name in misspelt_without_userid()}
+    assert {name for _, _, name in misspelt_without_userid()[::_EVERY]} == without_userid
     assert {place for _, _, place in sample} == set(_PLACES)
+    # a letter put in (doubled or another) in many of them
+    put_in_words = {slip for key in COMMAND_WORDS for word in key for slip in put_in(word)}
+    assert sum(bool(put_in_words & set(line.split())) for line, _, _ in sample) > 200
 
 
 def test_no_answer_or_stored_copy_of_a_misspelt_command_shows_its_password(
@@ -114,6 +125,29 @@ def test_the_reported_line_is_answered_with_its_password_masked(harness: Harness
         assert "Secr3tPw" not in _readable(answer.message.as_bytes())
 
 
+@pytest.mark.parametrize(("written", "command"), [
+    ("signnup {userid} hunter", "signnup"),
+    ("abalone signnup {userid} hunter", "abalone signnup"),
+    ("signups {userid} hunter7", "signups"),
+])
+def test_a_letter_put_in_hides_the_password_and_runs_nothing(
+        harness: Harness, written: str, command: str) -> None:
+    """The masking reads the word as the command for its passwords only: the answer is
+    the unknown command's, as before, and no user is signed up."""
+    number = next(_senders)
+    sender, newcomer = f"stranger{number}@example.org", f"newcomer{number}"
+    line = written.format(userid=newcomer)
+    for subject, body in ((line, ""), ("", f"{line}\n"), ("multiple", f"{line}\n")):
+        answers = harness.mail(sender, subject, body)
+        texts = [_readable(answer.message.as_bytes()) for answer in answers]
+        assert any(f'Unknown command "{command}"' in text for text in texts), texts
+        assert all(line.rsplit(" ", 1)[1] not in text for text in texts), texts
+        assert any(f"{line.rsplit(' ', 1)[0]} ********" in text for text in texts), texts
+    # Nobody was signed up: the command written right signs the newcomer up now.
+    (signed,) = harness.mail(sender, f"signup {newcomer} Secr3tPw", "")
+    assert signed.subject.startswith("Abalone signup"), signed.body
+
+
 # ------------------------------------------------------------------ a real serve
 def _send(port: int, sender: str, subject: str, body: str) -> None:
     message = EmailMessage()
@@ -136,8 +170,10 @@ def _outgoing(workdir: Path) -> list[bytes]:
 def test_serve_writes_no_password_of_the_reported_line(tmp_path: Path, db_url: str) -> None:
     """A stranger and the user "bar" (whose password it is) write the line in the
     Subject, in the body under a blank Subject and under a Subject of one word, and
-    in a ``multiple``: no mail in var/outgoing, no stored copy and no line of the log
-    holds the password."""
+    in a ``multiple``; and the lines with a letter put in (``signnup bar hunter``,
+    ``abalone passwword set ...``) and without the userid (``liit Secr3tPw``,
+    ``sigup Secr3tPw``): no mail in var/outgoing, no stored copy and no line of the
+    log holds a password."""
     env = {key: value for key, value in os.environ.items() if key != "ABALONE_PBM_RELAY"}
     port = free_port()
     env.update(ABALONE_PBM_LISTEN=f"127.0.0.1:{port}", ABALONE_PBM_DATABASE_URL=db_url)
@@ -151,6 +187,19 @@ def test_serve_writes_no_password_of_the_reported_line(tmp_path: Path, db_url: s
         ("bar@players.test", line, ""),
         ("bar@players.test", "multiple", f"{line}\nabalone singup bar Secr3tPw on\n"),
     ]
+    # (Each with the line its answer quotes, the password masked.)
+    more = [
+        ("stranger4@players.test", "signnup bar hunter", "", "signnup bar ********"),
+        ("stranger5@players.test", "", "abalone passwword set bar k3x9q7mf2a hunter\n",
+         "abalone passwword set bar ******** ********"),
+        ("stranger6@players.test", "Re: signnup bar hunter", "my comment\n",
+         "signnup bar ********"),
+        ("bar@players.test", "multiple", "help\nsignnup bar hunter\n", "signnup bar ********"),
+        ("bar@players.test", "liit Secr3tPw", "", "liit ********"),
+        ("stranger7@players.test", "", "sigup Secr3tPw\n", "sigup ********"),
+    ]
+    mails += [(sender, subject, body) for sender, subject, body, _ in more]
+    secrets = ("Secr3tPw", "hunter", "k3x9q7mf2a")
     try:
         _wait_listening("127.0.0.1", port, process, timeout=30)
         for sender, subject, body in mails:
@@ -163,9 +212,12 @@ def test_serve_writes_no_password_of_the_reported_line(tmp_path: Path, db_url: s
     log = process.stdout.read() if process.stdout is not None else ""
     written = [_readable(raw) for raw in _outgoing(tmp_path)]
     assert len(written) == len(mails), log
-    assert not [text for text in written if "Secr3tPw" in text]
+    assert not [text for text in written if any(secret in text for secret in secrets)]
     # Each answer quotes the line, the password masked.
-    assert sum("abalone singup bar ********" in text for text in written) >= len(mails) - 1
+    assert sum("abalone singup bar ********" in text for text in written) >= (
+        len(mails) - len(more) - 1)
+    for _, _, _, quoted in more:
+        assert any(quoted in text for text in written), quoted
     engine = create_engine(db_url)
     try:
         with engine.connect() as connection:
@@ -173,8 +225,8 @@ def test_serve_writes_no_password_of_the_reported_line(tmp_path: Path, db_url: s
     finally:
         engine.dispose()
     assert len(stored) == len(mails)
-    assert not [raw for raw in stored if "Secr3tPw" in _readable(raw)]
-    assert "Secr3tPw" not in log
+    assert not [raw for raw in stored if any(secret in _readable(raw) for secret in secrets)]
+    assert not [secret for secret in secrets if secret in log]
 
 
 @pytest.mark.parametrize(("subject", "error"), [
