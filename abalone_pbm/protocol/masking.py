@@ -31,10 +31,11 @@ Masking is exact in both directions (DESIGN §2.6). The rule:
    showing a password is a leak. Where that letter is an English ending ("s", or
    "d"/"r" after the word's "e": ``messages``, ``deleted``), a word of prose in a
    password's place is the sentence going on ("deleted fred yesterday") and stays.
-   A command cut over two or three lines is masked across them. Where a word is missing before the
-   password, the word in its place that is what the command has after it (``digest
-   Pw on``, ``add Pw a@b.org``, ``notify Pw 101``; for the server also a known userid:
-   ``message Pw wilma``) moves the password to the word before. Every
+   A command cut over two or three lines is masked across them. Where a word is
+   missing before the password, the word in its place that is what the command has
+   after it (``digest Pw on``, ``add Pw a@b.org``, ``notify Pw 101``; for the server
+   also a known userid: ``message Pw wilma``) moves the password to the word before.
+   Every
    password-shaped word after such a command's words (a capital after a small letter
    or a digit, or capitals with digits: ``FredPw77``, ``Secret1``; never a number,
    board, move, address or word of the protocol) is masked too, but the userid before
@@ -44,9 +45,8 @@ Masking is exact in both directions (DESIGN §2.6). The rule:
    cannot place. After a slip of a word under six letters (often another word:
    "see", "week") only such a word up to the password's place is, and not before a
    sentence: ``liit Secr3tPw``, ``sigup Secr3tPw`` are masked, "see McDonald at the
-   club" is not. A second
-   command with a password on the same line (``signup fred pw1 signoff fred pw2``) is
-   read up to the next one, for its own passwords.
+   club" is not. A second command with a password on the same line (``signup fred
+   pw1 signoff fred pw2``) is read up to the next one, for its own passwords.
 3. **A word after a userid.** A line that begins with any command word (also one
    without a password: ``games``, ``history``, ``all``, ``chat``, ``ratings`` ...), then
    at most one board number, then a userid, then one more word, reads as that command
@@ -75,7 +75,7 @@ The trade-off: a short line that begins with a command word and then has two wor
 ("fred played well, nice game", "move your marbles to the centre") never does.
 
 Cost: linear in the text. A line whose first word (in every reading) is no command
-word, slip or beheaded command word cannot begin a command and is passed by after one
+word, slip (a letter put in too) or beheaded command word cannot begin a command and is passed by after one
 look (cached per distinct line); what a command found on some lines depends only on
 them and the few after (cached per window, across calls for text read without
 ``is_userid``: the server's own mails come back quoted); rule 4 hides all passwords
@@ -206,15 +206,18 @@ def _secret_reading(lowered: Sequence[str]) -> Reading | None:
     return next((found for found in _readings(lowered) if found[0].secret), None)
 
 
-def _readings(lowered: Sequence[str], near: Nearness = _close) -> list[Reading]:
+def _readings(lowered: Sequence[str], letter_put_in: bool = False) -> list[Reading]:
     """Every command the words may begin with, exactly or with one slip in a word, best
     first (exact before slipped, more command words before fewer): a word may be a slip
     of several commands ("liit": "limit" or "list"), and each of them may have a
     password where the others have none. Also a server command after the game word
     ("abalone signup fred pw", "abalone singup ..."), and a game command without it
-    ("limit fred pw 0", "move 101 fred pw c3-c5,d4"). ``near`` says what a slip is."""
+    ("limit fred pw 0", "move 101 fred pw c3-c5,d4"). With ``letter_put_in`` (for
+    masking only) a letter put in a word is a slip too, and every game command may be
+    written without the game word."""
     if not lowered:
         return []
+    near = _close_for_masking if letter_put_in else _close
     ranked = _keyed_readings(lowered, 0, near)
     if len(lowered) > 1 and near(lowered[0], GAME_WORD):
         # The game word before a server command: pbmserv's users write it before every
@@ -231,7 +234,7 @@ def _readings(lowered: Sequence[str], near: Nearness = _close) -> list[Reading]:
                 ranked.append(((4, -1), spec, 1))  # without the game word ("limit fred pw 0")
             elif spec.name in _BOARD_SECRET_COMMANDS and _without_game_word(spec, lowered[1:]):
                 ranked.append(((4, -1), spec, 1))
-            elif near is not _close and word not in BARE_GAME_COMMANDS \
+            elif letter_put_in and word not in BARE_GAME_COMMANDS \
                     and spec.name not in _BOARD_SECRET_COMMANDS:
                 # For masking, the others too ("ashowas fred pw": rule 3 reads
                 # "showas fred pw" and its slips, but no word with a letter put in).
@@ -267,7 +270,7 @@ def _put_in_readings(lowered: Sequence[str], readings: Sequence[Reading]) -> lis
     if not lowered or not any(_put_in_like(word) for word in lowered[:_LONGEST_COMMAND]):
         return []
     known = {(spec.name, used) for spec, used in readings}
-    return [(spec, used) for spec, used in _readings(lowered, _close_for_masking)
+    return [(spec, used) for spec, used in _readings(lowered, letter_put_in=True)
             if spec.secret and (spec.name, used) not in known]
 
 
@@ -1194,7 +1197,8 @@ def _shaped_passwords(line: str, index: int, start: int, after: int,
     # "sigup Secr3tPw"), and only where no sentence goes on after it ("see McDonald
     # at the club" keeps its name, as rule 3 keeps a word before prose).
     hidden = {(a, b) for _, a, b in shaped}
-    return [(index, a, b) for number, (a, b) in enumerate(tokens[used:used + max(spec.secret) + 1], used)
+    up_to_password = tokens[used:used + max(spec.secret) + 1]
+    return [(index, a, b) for number, (a, b) in enumerate(up_to_password, used)
             if (a, b) in hidden
             and not _sentence_after([line[c:d] for c, d in tokens[number + 1:number + 3]])]
 

@@ -18,7 +18,6 @@ import email
 import email.policy
 import os
 import smtplib
-import subprocess
 import time
 from collections.abc import Iterator
 from email.message import EmailMessage
