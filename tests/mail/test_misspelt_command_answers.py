@@ -92,7 +92,7 @@ def test_the_sample_holds_every_command_with_a_password_and_every_place() -> Non
     assert {place for _, _, place in sample} == set(_PLACES)
     # a letter put in (doubled or another) in many of them
     put_in_words = {slip for key in COMMAND_WORDS for word in key for slip in put_in(word)}
-    assert sum(bool(put_in_words & set(line.split())) for line, _, _ in sample) > 200
+    assert sum(bool(put_in_words & set(line.split())) for line, _, _ in sample) > 100
 
 
 def test_no_answer_or_stored_copy_of_a_misspelt_command_shows_its_password(

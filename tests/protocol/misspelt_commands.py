@@ -48,14 +48,21 @@ def slips(word: str) -> list[str]:
 
 
 def put_in(word: str) -> list[str]:
-    """``word`` (four letters or more) with one letter put in: each letter a-z at each
-    place, a doubled letter among them ("signnup", "signupp"). The masking reads such a
-    word of a command with a password for hiding its passwords only (the command is
-    not run)."""
+    """``word`` (four letters or more) with one letter put in at each place: the letters
+    beside that place doubled ("signnup", "signupp"), the letters of English endings
+    ("s", "d", "r": what the masking reads apart), and four more that change from place
+    to place, so that every letter a-z is put in somewhere in every word of seven
+    letters or more.  The masking reads such a word of a command with a password for
+    hiding its passwords only (the command is not run); it looks at the letter only for
+    an ending, so a few letters a place stand for all of them (the whole alphabet at
+    every place made three times the lines and half a minute more of tests)."""
     if len(word) < 4:
         return []
-    return list(dict.fromkeys(word[:i] + letter + word[i:]
-                              for i in range(len(word) + 1) for letter in ascii_lowercase))
+    return list(dict.fromkeys(
+        word[:i] + letter + word[i:]
+        for i in range(len(word) + 1)
+        for letter in (*word[max(0, i - 1):i + 1], "s", "d", "r",
+                       *(ascii_lowercase[(4 * i + k) % 26] for k in range(4)))))
 
 
 def _written(words: tuple[str, ...]) -> Iterator[tuple[str, ...]]:

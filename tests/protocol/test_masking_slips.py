@@ -3,7 +3,8 @@ wherever a command line is stored, logged, quoted or shown, including ... a miss
 command").
 
 Every command that takes a password is written with every slip the masking reads as
-one (``misspelt_commands``: also each letter a-z put in each command word), with the
+one (``misspelt_commands``: also letters put in each command word, every letter a-z
+somewhere), with the
 game word before it and without it, in every place a command is read (the Subject,
 also after ``Re:``, the body's first line under a blank Subject, a line of
 ``multiple``); the password stands nowhere in the masked text, the quote of an answer
@@ -12,6 +13,8 @@ written as passwords are (``misspelt_without_userid``: ``liit Secr3tPw``).
 """
 
 from __future__ import annotations
+
+from string import ascii_lowercase
 
 import email.policy
 from email.message import EmailMessage
@@ -45,8 +48,14 @@ def test_the_lines_hold_every_slip_of_every_command_with_a_password() -> None:
     # a letter put in: doubled, or any other, at any place
     assert lines["signnup bar hunter1"] == "signup"
     assert lines["abalone passwword set bar hunter1 hunter2"] == "password set"
-    assert lines["signupz bar Secr3tPw1"] == lines["qsignup bar Secr3tPw1"] == "signup"
-    assert len(put_in("signup")) == 7 * 26 - 6  # (a doubled letter twice over: once)
+    assert lines["signupz bar Secr3tPw1"] == lines["asignup bar Secr3tPw1"] == "signup"
+    assert lines["signups bar hunter1"] == "signup"
+    # At each place the doubled letters, the endings and four letters more; every letter
+    # of the alphabet somewhere in a word of seven letters or more.
+    assert {"ssignup", "siignup", "signupp", "signups", "signupd", "signupr"} <= set(
+        put_in("signup"))
+    assert {put[i] for i in range(9) for put in put_in("password")
+            if put[:i] + put[i + 1:] == "password"} == set(ascii_lowercase)
     assert {"ssignup", "siignup", "signupp"} <= set(put_in("signup")) <= set(slips("signup"))
     # Every command with a password, with each slip of each of its words of four
     # letters or more, with and without the game word.
@@ -58,7 +67,7 @@ def test_the_lines_hold_every_slip_of_every_command_with_a_password() -> None:
                 for slip in slips(word):
                     written = " ".join((*form[:index], slip, *form[index + 1:]))
                     assert written in written_forms, written
-    assert len(lines) > 60_000
+    assert len(lines) > 25_000
 
 
 _KNOWN_USERS = {"bar", "wilma"}.__contains__
@@ -112,7 +121,7 @@ def test_no_slip_of_a_command_shows_its_password(stem: str) -> None:
             put_in_lines += 1
         else:
             shown += _shown(line, secrets, places)
-    assert put_in_lines > 20_000
+    assert put_in_lines > 7_000
     assert not shown, f"{len(shown)} shown, e.g.\n" + "\n".join(shown[:20])
 
 
@@ -135,7 +144,7 @@ def test_no_slip_of_a_command_without_its_userid_shows_its_password() -> None:
         else:
             shown += _shown(line, secrets, [places[number % len(places)]],
                             readings=(_KNOWN_USERS,))
-    assert len(lines) > 30_000
+    assert len(lines) > 12_000
     assert {"liit Secr3tPw1", "sigup Secr3tPw1", "resgn 101 Secr3tPw1",
             "signnup Secr3tPw1"} <= {line for line, _, _ in lines}
     assert not shown, f"{len(shown)} shown, e.g.\n" + "\n".join(shown[:20])
