@@ -5,7 +5,7 @@ lines, and the words of prose it hides.
   limit), and the same with a letter put in ("signnup");
 - 3,000 ``abalone singup fredN PwN`` lines in one text, and each of them alone
   (as a Subject is read);
-- prose, each line alone: README.md, DESIGN.md and the licence texts of
+- prose, each line alone: README.md, the mail templates and the licence texts of
   /usr/share/common-licenses (where there are): how many lines and words the masking
   changes (none of them holds a password).
 
@@ -28,7 +28,7 @@ import _common  # noqa: F401  (puts the checkout on sys.path)
 from abalone_pbm.protocol import masking
 from abalone_pbm.protocol.masking import PASSWORD_MASK, mask_passwords
 
-PROSE_FILES = (_common.REPO / "README.md", Path("/work/shared/DESIGN.md"),
+PROSE_FILES = (_common.REPO / "README.md", *sorted((_common.REPO / "templates").rglob("*.txt")),
                *sorted(Path("/usr/share/common-licenses").glob("*")))
 
 
