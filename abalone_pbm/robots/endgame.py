@@ -84,6 +84,26 @@ so on a push towards e5 the lead centre term (ours nearer) and the pressure term
 (theirs farther) pull against each other (five marbles off, three pushing two a step
 inwards: +300 by the first, -300 by the second), and what tells a push that breaks a
 held centre from one that does not is only the contacts and threats it leaves.
+
+Five mechanisms more, each at 0.5 s a move over seeds 1 and 2 (16 games, two runs
+beside each other, load 1.8 to 2.7), against these terms as they are, run again in the
+same session: 6 of 16 won by six (9 of 16 a session earlier: 15 of 32 together).  A
+term for our marbles on e5 and its ring less the other side's, 300 a marble for the
+first 30 plies (the centre race): 8 of 16, one game lost 1-4 and two drawn, and the
+centre did not change hands (from ply 30, 1.7 of those cells ours against Cotix's 5.0).
+No reverse futility nor null move: 6 of 16, depth 4.6 instead of 5.6.  More
+reductions (late quiet moves from the fourth, two plies from the ninth at depth 4, the
+null move a ply shallower from depth 5): 5 of 16; 6.5 plies in
+``benchmarks/search_speed.py --budget 0.5`` instead of 5.75, no more in the games.  A
+squeeze, 25 per marble pushed off for each free cell next to the other side's marbles:
+5 of 16.  The leader's pushes at the frontier searched a ply deeper instead of in
+quiescence: 6 of 16, one game lost 0-4.  None differs from the control by more than
+chance (``benchmarks/match_report.py 5/16 9/16``: p = 0.29), and none was kept.  With
+eight times the time (``--ours-budget 1 --budget 0.125``): 10 of 16, and three games of
+seed 1 still ended 5-0 at the limit with boulder searching 5.8 plies against 4.6, the
+other side's last nine marbles kept together on and around e5: once that group has
+formed, more search alone does not finish it.  What the runs leave is the phase before
+it forms.
 """
 
 from __future__ import annotations
