@@ -2,6 +2,7 @@
 
     python benchmarks/external_match.py --engine cotix --games 8 --budget 1 --trace t.jsonl
     python benchmarks/finish_probe.py --analyse t.jsonl
+    python benchmarks/finish_probe.py --gathering t1.jsonl t2.jsonl ...
     python benchmarks/finish_probe.py --trace t.jsonl --lead 3 --budget 1
     python benchmarks/finish_probe.py --position "....1/...111/... 1 5,0" --ply 110
 
@@ -12,6 +13,12 @@ position of the game; with a marble to go, in how many positions an exact full-w
 solver finds a forced finish within two or three moves, how many of those the search's
 value showed as a win, and how often the move chosen kept the forced finish; and how
 many values were a win on the move limit (the horizon reaching it).
+
+``--gathering`` pools traces and asks when the other side's group formed: per game,
+how many marbles ours had pushed off when all the other side's marbles first stood
+within two steps of e5 (:data:`GATHERED`, the 19 cells of e5 and its two rings), and
+the share of those games won by six.  Against Cotix a group formed that way is seldom
+broken again: the games are decided by what was pushed off before it formed.
 
 The positions come from the trace ``external_match.py --trace`` writes (one JSON line
 per move of ours): in each game, the first position where ours is to move and leads by
@@ -46,15 +53,19 @@ from abalone_pbm.robots.base import occupied_mask, push_kind  # noqa: E402
 from abalone_pbm.robots.bitmoves import EJECT, children  # noqa: E402
 from abalone_pbm.robots.duel import LIMIT_WIN, WIN_THRESHOLD  # noqa: E402
 from abalone_pbm.robots.features import (  # noqa: E402
-    PRESSURE, R1, centre_sum, pushable, set_pressure)
+    PRESSURE, R1, R2, centre_sum, pushable, set_pressure)
 from abalone_pbm.rules import Board, Rules  # noqa: E402
 from abalone_pbm.rules.geometry import CENTRE  # noqa: E402
+from match_report import share_of_games_text  # noqa: E402
 from external_match import (  # noqa: E402
     COTIX_URL, DEFAULT_CACHE, CotixEngine, build_cotix, move_to, resolve_source)
 
 
 #: e5 and its six neighbours: where Cotix's group stood in the games that stalled.
 CORE_CELLS: Final = R1 | (1 << CENTRE)
+#: e5 and the cells one and two steps from it: where the other side's last marbles
+#: gather into a group that is not broken again.
+GATHERED: Final = CORE_CELLS | R2
 
 
 @dataclass
@@ -165,6 +176,42 @@ def analyse(path: Path, movelimit: int, target: int = 6) -> None:
           f"chosen kept it in {kept}")
     print(f"values that were a win on the move limit: {limit_values}")
     print_contact(path)
+    print_gathering([path], target)
+
+
+def gathering(paths: list[Path], target: int = 6) -> dict[int | None, tuple[int, int]]:
+    """Over the games of the traces: by the marbles ours had pushed off when all the
+    other side's marbles first stood on :data:`GATHERED` cells at our move (None: never),
+    (games won by six, games).  A game is won by six when its last traced move of ours
+    pushed off the ``target``-th marble."""
+    found: dict[int | None, tuple[int, int]] = {}
+    for path in paths:
+        games: dict[int, list[dict[str, Any]]] = {}
+        for line in path.read_text().splitlines():
+            entry = json.loads(line)
+            games.setdefault(int(entry["game"]), []).append(entry)
+        for entries in games.values():
+            gathered_at: int | None = None
+            for entry in entries:
+                board = Board(str(entry["position"]), Rules(players=2))
+                if not board.marbles(3 - board.turn) & ~GATHERED:
+                    gathered_at = int(entry["mine"])
+                    break
+            last = entries[-1]
+            by_six = int(last["mine"]) + 1 >= target and last.get("kind") == "eject"
+            won, played = found.get(gathered_at, (0, 0))
+            found[gathered_at] = (won + by_six, played + 1)
+    return found
+
+
+def print_gathering(paths: list[Path], target: int = 6) -> None:
+    found = gathering(paths, target)
+    print("won by six, by the marbles pushed off when all the other side's marbles first "
+          "stood within two steps of e5:")
+    for off in sorted(k for k in found if k is not None):
+        print(f"  {off} off: {share_of_games_text(*found[off])}")
+    if None in found:
+        print(f"  never gathered: {share_of_games_text(*found[None])}")
 
 
 def replies(before: dict[str, object], after: dict[str, object]) -> int | None:
@@ -289,6 +336,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--trace", default=None, help="a trace of external_match.py --trace")
     parser.add_argument("--analyse", default=None, metavar="TRACE",
                         help="say what the search saw in a trace, and play nothing")
+    parser.add_argument("--gathering", nargs="+", default=None, metavar="TRACE",
+                        help="pool traces: the share won by six by the marbles pushed off "
+                             "when the other side's group formed; play nothing")
     parser.add_argument("--position", action="append", default=[],
                         help="a position to play out (ours to move); may be repeated")
     parser.add_argument("--ply", type=int, default=60, help="the ply of --position")
@@ -307,6 +357,9 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.analyse:
         analyse(Path(args.analyse), args.movelimit)
+        return 0
+    if args.gathering:
+        print_gathering([Path(p) for p in args.gathering])
         return 0
     if args.pressure is not None or args.pushes is not None:
         set_pressure(PRESSURE if args.pressure is None else args.pressure, args.pushes)

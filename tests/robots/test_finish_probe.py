@@ -12,7 +12,9 @@ import pytest
 from tests.scripts import load_script
 
 from abalone_pbm.robots.base import occupied_mask, push_kind
+from abalone_pbm.robots.features import hex_distance
 from abalone_pbm.rules import Board, Rules
+from abalone_pbm.rules.geometry import CELL_BY_NAME, ROWS, cell_name, iter_bits
 
 fp = load_script("benchmarks/finish_probe.py")
 
@@ -66,3 +68,52 @@ def test_contact_figures_per_game(tmp_path: Path, capsys: pytest.CaptureFixture[
     assert f"core {ours:.1f} / {theirs:.1f}" in out
     assert f"core {ours:.2f} / {theirs:.2f}" in out
     assert fp.CORE_CELLS.bit_count() == 7
+
+
+def _position(ours: list[str], theirs: list[str], ejected: tuple[int, int]) -> str:
+    """A position text with seat 1 (ours, to move) on ``ours`` and seat 2 on ``theirs``:
+    the board's own text of a position, with no marble moved, rewritten cell by cell."""
+    board = Board("...../....../......./......../........./......../......./....../..... "
+                  "1 0,0", Rules(players=2))
+    rows = [list(row) for row in board.position().split()[0].split("/")]
+    for name in ours + theirs:
+        row = ROWS.index(name[0])
+        # Rows a-e begin at diagonal 1, rows f-i at diagonal (row - 3).
+        rows[row][int(name[1:]) - (1 if row <= 4 else row - 3)] = "1" if name in ours else "2"
+    text = "/".join("".join(r) for r in rows) + f" 1 {ejected[0]},{ejected[1]}"
+    placed = Board(text, Rules(players=2))
+    assert {cell_name(c) for c in iter_bits(placed.marbles(2))} == set(theirs)
+    return text
+
+
+def test_gathering_counts_games_by_marbles_off_when_the_group_formed(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    ours = ["a1", "a2", "a3", "b1", "b2"]
+    spread = ["e5", "e6", "i5"]  # i5 on the edge: not gathered
+    centre = ["e5", "e6", "d4", "f6", "c3", "g7", "g5"]  # all within two steps of e5
+    assert max(hex_distance(CELL_BY_NAME[name]) for name in centre) == 2
+    assert hex_distance(CELL_BY_NAME["i5"]) == 4
+
+    def entry(game: int, ply: int, theirs: list[str], mine: int, kind: str) -> str:
+        return json.dumps({"game": game, "ply": ply, "seat": 1, "mine": mine, "theirs": 0,
+                           "position": _position(ours, theirs, (mine, 0)), "kind": kind,
+                           "move": None}) + "\n"
+
+    one = tmp_path / "one.jsonl"
+    one.write_text(
+        # game 0: gathered at 4 off, then won by the sixth
+        entry(0, 10, spread, 3, "quiet") + entry(0, 12, centre, 4, "push")
+        + entry(0, 30, centre, 5, "eject")
+        # game 1: gathered at 4 off, ran to the limit
+        + entry(1, 10, centre, 4, "quiet") + entry(1, 148, centre, 5, "quiet"))
+    two = tmp_path / "two.jsonl"
+    two.write_text(entry(0, 10, spread, 5, "eject"))  # never gathered, won by six
+    found = fp.gathering([one, two])
+    assert found == {4: (1, 2), None: (1, 1)}
+    fp.print_gathering([one, two])
+    out = capsys.readouterr().out
+    assert "4 off: 1 of 2 games (50 %, 95 % interval 9-91 %)" in out
+    assert "never gathered: 1 of 1 games" in out
+    assert fp.GATHERED.bit_count() == 19
+    assert fp.main(["--gathering", str(one), str(two)]) == 0
+    assert "4 off: 1 of 2 games" in capsys.readouterr().out
