@@ -359,7 +359,11 @@ def main(argv: list[str] | None = None) -> int:
         analyse(Path(args.analyse), args.movelimit)
         return 0
     if args.gathering:
-        print_gathering([Path(p) for p in args.gathering])
+        try:
+            print_gathering([Path(p) for p in args.gathering])
+        except (OSError, ValueError, KeyError) as error:
+            # A missing file, a line that is no JSON, an entry without its fields.
+            parser.error(f"--gathering reads traces of external_match.py --trace: {error!r}")
         return 0
     if args.pressure is not None or args.pushes is not None:
         set_pressure(PRESSURE if args.pressure is None else args.pressure, args.pushes)

@@ -117,3 +117,16 @@ def test_gathering_counts_games_by_marbles_off_when_the_group_formed(
     assert fp.GATHERED.bit_count() == 19
     assert fp.main(["--gathering", str(one), str(two)]) == 0
     assert "4 off: 1 of 2 games" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("content", [None, "not json\n", '{"game": 0}\n',
+                                     '{"game": 0, "position": "nonsense", "mine": 0}\n'])
+def test_gathering_refuses_what_is_no_trace(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], content: str | None) -> None:
+    path = tmp_path / "trace.jsonl"
+    if content is not None:
+        path.write_text(content)
+    with pytest.raises(SystemExit) as stop:
+        fp.main(["--gathering", str(path)])
+    assert stop.value.code == 2
+    assert "--gathering reads traces of external_match.py --trace" in capsys.readouterr().err
