@@ -97,13 +97,18 @@ null move a ply shallower from depth 5): 5 of 16; 6.5 plies in
 ``benchmarks/search_speed.py --budget 0.5`` instead of 5.75, no more in the games.  A
 squeeze, 25 per marble pushed off for each free cell next to the other side's marbles:
 5 of 16.  The leader's pushes at the frontier searched a ply deeper instead of in
-quiescence: 6 of 16, one game lost 0-4.  None differs from the control by more than
+quiescence: 6 of 16, one game lost 0-4.  Each of the other side's marbles beyond the
+middle ring that a side could push, 150 more (the outliers taken before they join the
+group, see below): 9 of 16, and 6 of 16 on seeds 3 and 4.  None differs from the control by more than
 chance (``benchmarks/match_report.py 5/16 9/16``: p = 0.29), and none was kept.  With
 eight times the time (``--ours-budget 1 --budget 0.125``): 10 of 16, and three games of
 seed 1 still ended 5-0 at the limit with boulder searching 5.8 plies against 4.6, the
 other side's last nine marbles kept together on and around e5: once that group has
 formed, more search alone does not finish it.  What the runs leave is the phase before
-it forms.
+it forms: over 257 traced games (``finish_probe.py --gathering``), the share won by six
+by the marbles pushed off when all the other side's marbles first stood within two
+steps of e5 was 3 of 48 with none to two, 7 of 41 with three, 34 of 76 with four and
+41 of 53 with five (21 of 33 where they never gathered).
 """
 
 from __future__ import annotations
