@@ -99,7 +99,9 @@ squeeze, 25 per marble pushed off for each free cell next to the other side's ma
 5 of 16.  The leader's pushes at the frontier searched a ply deeper instead of in
 quiescence: 6 of 16, one game lost 0-4.  Each of the other side's marbles beyond the
 middle ring that a side could push, 150 more (the outliers taken before they join the
-group, see below): 9 of 16, and 6 of 16 on seeds 3 and 4.  None differs from the control by more than
+group, see below): 9 of 16, and 6 of 16 on seeds 3 and 4 where the control won 4 of 16
+(15 of 32 against 10 of 32, p = 0.31; five off before the group gathered, or never
+gathered, in 12 of 32 games against 7 of 32: the closest lead of these runs).  None differs from the control by more than
 chance (``benchmarks/match_report.py 5/16 9/16``: p = 0.29), and none was kept.  With
 eight times the time (``--ours-budget 1 --budget 0.125``): 10 of 16, and three games of
 seed 1 still ended 5-0 at the limit with boulder searching 5.8 plies against 4.6, the
