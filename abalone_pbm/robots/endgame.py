@@ -85,7 +85,7 @@ so on a push towards e5 the lead centre term (ours nearer) and the pressure term
 inwards: +300 by the first, -300 by the second), and what tells a push that breaks a
 held centre from one that does not is only the contacts and threats it leaves.
 
-Five mechanisms more, each at 0.5 s a move over seeds 1 and 2 (16 games, two runs
+Six mechanisms more, each at 0.5 s a move over seeds 1 and 2 (16 games, two runs
 beside each other, load 1.8 to 2.7), against these terms as they are, run again in the
 same session: 6 of 16 won by six (9 of 16 a session earlier: 15 of 32 together).  A
 term for our marbles on e5 and its ring less the other side's, 300 a marble for the
