@@ -179,6 +179,15 @@ def analyse(path: Path, movelimit: int, target: int = 6) -> None:
     print_gathering([path], target)
 
 
+def trace_games(path: Path) -> dict[int, list[dict[str, Any]]]:
+    """The JSON lines of a trace, by game, in the order written."""
+    games: dict[int, list[dict[str, Any]]] = {}
+    for line in path.read_text().splitlines():
+        entry = json.loads(line)
+        games.setdefault(int(entry["game"]), []).append(entry)
+    return games
+
+
 def gathering(paths: list[Path], target: int = 6) -> dict[int | None, tuple[int, int]]:
     """Over the games of the traces: by the marbles ours had pushed off when all the
     other side's marbles first stood on :data:`GATHERED` cells at our move (None: never),
@@ -186,11 +195,7 @@ def gathering(paths: list[Path], target: int = 6) -> dict[int | None, tuple[int,
     pushed off the ``target``-th marble."""
     found: dict[int | None, tuple[int, int]] = {}
     for path in paths:
-        games: dict[int, list[dict[str, Any]]] = {}
-        for line in path.read_text().splitlines():
-            entry = json.loads(line)
-            games.setdefault(int(entry["game"]), []).append(entry)
-        for entries in games.values():
+        for entries in trace_games(path).values():
             gathered_at: int | None = None
             for entry in entries:
                 board = Board(str(entry["position"]), Rules(players=2))
@@ -236,10 +241,7 @@ def print_contact(path: Path, from_ply: int = 30) -> None:
     of its ours could push at our moves, how much farther from e5 our marbles stood
     than its (steps a marble, on average), and how many of ours and of its stood on e5
     and its six neighbours (:data:`CORE_CELLS`)."""
-    games: dict[int, list[dict[str, Any]]] = {}  # JSON lines of the trace
-    for line in path.read_text().splitlines():
-        entry = json.loads(line)
-        games.setdefault(int(entry["game"]), []).append(entry)
+    games = trace_games(path)
     print(f"per game (from ply {from_ply}: the other side's pushes, marbles of ours it could "
           "push / of its we could, our marbles' extra distance from e5, ours / its on e5 "
           "and its ring):")
