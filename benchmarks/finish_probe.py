@@ -182,9 +182,12 @@ def analyse(path: Path, movelimit: int, target: int = 6) -> None:
 def trace_games(path: Path) -> dict[int, list[dict[str, Any]]]:
     """The JSON lines of a trace, by game, in the order written."""
     games: dict[int, list[dict[str, Any]]] = {}
-    for line in path.read_text().splitlines():
-        entry = json.loads(line)
-        games.setdefault(int(entry["game"]), []).append(entry)
+    for number, line in enumerate(path.read_text().splitlines(), 1):
+        try:
+            entry = json.loads(line)
+            games.setdefault(int(entry["game"]), []).append(entry)
+        except (ValueError, KeyError, TypeError) as error:
+            raise ValueError(f"{path}, line {number}: no entry of a trace ({error})") from None
     return games
 
 
@@ -195,18 +198,27 @@ def gathering(paths: list[Path], target: int = 6) -> dict[int | None, tuple[int,
     pushed off the ``target``-th marble."""
     found: dict[int | None, tuple[int, int]] = {}
     for path in paths:
-        for entries in trace_games(path).values():
-            gathered_at: int | None = None
-            for entry in entries:
-                board = Board(str(entry["position"]), Rules(players=2))
-                if not board.marbles(3 - board.turn) & ~GATHERED:
-                    gathered_at = int(entry["mine"])
-                    break
-            last = entries[-1]
-            by_six = int(last["mine"]) + 1 >= target and last.get("kind") == "eject"
+        for game, entries in trace_games(path).items():
+            try:
+                gathered_at, by_six = _gathered(entries, target)
+            except (KeyError, ValueError) as error:
+                raise ValueError(f"{path}, game {game}: no entry of a trace ({error})") from None
             won, played = found.get(gathered_at, (0, 0))
             found[gathered_at] = (won + by_six, played + 1)
     return found
+
+
+def _gathered(entries: list[dict[str, Any]], target: int) -> tuple[int | None, bool]:
+    """One game's marbles pushed off when the other side's group formed (None: never),
+    and whether it was won by six."""
+    gathered_at: int | None = None
+    for entry in entries:
+        board = Board(str(entry["position"]), Rules(players=2))
+        if not board.marbles(3 - board.turn) & ~GATHERED:
+            gathered_at = int(entry["mine"])
+            break
+    last = entries[-1]
+    return gathered_at, int(last["mine"]) + 1 >= target and last.get("kind") == "eject"
 
 
 def print_gathering(paths: list[Path], target: int = 6) -> None:
@@ -365,7 +377,7 @@ def main(argv: list[str] | None = None) -> int:
             print_gathering([Path(p) for p in args.gathering])
         except (OSError, ValueError, KeyError) as error:
             # A missing file, a line that is no JSON, an entry without its fields.
-            parser.error(f"--gathering reads traces of external_match.py --trace: {error!r}")
+            parser.error(f"--gathering reads traces of external_match.py --trace: {error}")
         return 0
     if args.pressure is not None or args.pushes is not None:
         set_pressure(PRESSURE if args.pressure is None else args.pressure, args.pushes)
