@@ -4,6 +4,7 @@
     python benchmarks/finish_probe.py --analyse t.jsonl
     python benchmarks/finish_probe.py --gathering t1.jsonl t2.jsonl ...
     python benchmarks/finish_probe.py --trace t.jsonl --lead 3 --budget 1
+    python benchmarks/finish_probe.py --from-gathering t1.jsonl t2.jsonl --off 4 --budget 1
     python benchmarks/finish_probe.py --position "....1/...111/... 1 5,0" --ply 110
 
 ``--analyse`` reads a trace and says what the search saw while ours led: by marbles
@@ -19,6 +20,9 @@ how many marbles ours had pushed off when all the other side's marbles first sto
 within two steps of e5 (:data:`GATHERED`, the 19 cells of e5 and its two rings), and
 the share of those games won by six.  Against Cotix a group formed that way is seldom
 broken again: the games are decided by what was pushed off before it formed.
+``--from-gathering`` plays on from those positions (``--off``: only where ours had
+pushed off that many), the same plies left before the move limit: how often a robot
+breaks a group once it has formed, measured apart from the rest of the game.
 
 The positions come from the trace ``external_match.py --trace`` writes (one JSON line
 per move of ours): in each game, the first position where ours is to move and leads by
@@ -221,6 +225,28 @@ def _gathered(entries: list[dict[str, Any]], target: int) -> tuple[int | None, b
     return gathered_at, int(last["mine"]) + 1 >= target and last.get("kind") == "eject"
 
 
+def starts_at_gathering(paths: list[Path], off: int | None = None) -> list[Start]:
+    """Per game of the traces, the first position at our move where all the other
+    side's marbles stood on :data:`GATHERED` cells (the group formed), when ours had
+    pushed off ``off`` marbles then (any number: None).  Numbered in the order found,
+    across the traces, so that games of different traces stay apart."""
+    found: list[Start] = []
+    for path in paths:
+        for game, entries in trace_games(path).items():
+            for entry in entries:
+                try:
+                    board = Board(str(entry["position"]), Rules(players=2))
+                except (KeyError, ValueError) as error:
+                    raise ValueError(f"{path}, game {game}: no entry of a trace ({error})"
+                                     ) from None
+                if board.marbles(3 - board.turn) & ~GATHERED:
+                    continue
+                if off is None or int(entry["mine"]) == off:
+                    found.append(Start(len(found), int(entry["ply"]), str(entry["position"])))
+                break
+    return found
+
+
 def print_gathering(paths: list[Path], target: int = 6) -> None:
     found = gathering(paths, target)
     print("won by six, by the marbles pushed off when all the other side's marbles first "
@@ -353,6 +379,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--gathering", nargs="+", default=None, metavar="TRACE",
                         help="pool traces: the share won by six by the marbles pushed off "
                              "when the other side's group formed; play nothing")
+    parser.add_argument("--from-gathering", nargs="+", default=None, metavar="TRACE",
+                        help="play on from each game's position where the other side's "
+                             "group formed (see --gathering)")
+    parser.add_argument("--off", type=int, default=None,
+                        help="with --from-gathering: only games where ours had pushed off "
+                             "this many marbles then")
     parser.add_argument("--position", action="append", default=[],
                         help="a position to play out (ours to move); may be repeated")
     parser.add_argument("--ply", type=int, default=60, help="the ply of --position")
@@ -384,8 +416,13 @@ def main(argv: list[str] | None = None) -> int:
     starts = [Start(i, args.ply, p) for i, p in enumerate(args.position)]
     if args.trace:
         starts += starts_from_trace(Path(args.trace), args.lead, args.room, args.movelimit)
+    if args.from_gathering:
+        try:
+            starts += starts_at_gathering([Path(p) for p in args.from_gathering], args.off)
+        except (OSError, ValueError) as error:
+            parser.error(f"--from-gathering reads traces of external_match.py --trace: {error}")
     if not starts:
-        parser.error("no position to play: give --trace or --position")
+        parser.error("no position to play: give --trace, --from-gathering or --position")
     cache = Path(args.cache_dir).expanduser()
     source = resolve_source(args.cotix_src, COTIX_URL, "Game.cpp", cache, "Cotix-Abalone",
                             "--cotix-src")

@@ -130,3 +130,30 @@ def test_gathering_refuses_what_is_no_trace(
         fp.main(["--gathering", str(path)])
     assert stop.value.code == 2
     assert "--gathering reads traces of external_match.py --trace" in capsys.readouterr().err
+
+
+def test_starts_at_gathering_pick_each_games_first_gathered_position(tmp_path: Path) -> None:
+    spread = Board.from_layout("standard", Rules(players=2))
+    # Seat 2's marbles all within two steps of e5: a gathered group, seat 1 to move.
+    gathered = Board("...../....../..111../.112221./.1122221./.11222../..111../....../"
+                     "..... 1 4,0", Rules(players=2))
+    assert not gathered.marbles(2) & ~fp.GATHERED
+    assert spread.marbles(2) & ~fp.GATHERED
+
+    def entry(game: int, ply: int, board: Board, mine: int) -> dict[str, object]:
+        return {"game": game, "ply": ply, "position": board.position(), "seat": 1,
+                "mine": mine, "theirs": 0, "move": "a1-b1"}
+
+    first = tmp_path / "one.jsonl"
+    first.write_text("".join(json.dumps(e) + "\n" for e in (
+        entry(0, 10, spread, 0), entry(0, 40, gathered, 4), entry(0, 42, gathered, 4),
+        entry(1, 10, spread, 0), entry(1, 50, gathered, 3),
+        entry(2, 10, spread, 0))))
+    second = tmp_path / "two.jsonl"
+    second.write_text(json.dumps(entry(0, 60, gathered, 4)) + "\n")
+    every = fp.starts_at_gathering([first, second])
+    assert [(s.game, s.ply) for s in every] == [(0, 40), (1, 50), (2, 60)]
+    assert every[0].position == gathered.position()
+    four = fp.starts_at_gathering([first, second], off=4)
+    assert [s.ply for s in four] == [40, 60]
+    assert [s.game for s in four] == [0, 1]
