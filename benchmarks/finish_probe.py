@@ -247,6 +247,15 @@ def starts_at_gathering(paths: list[Path], off: int | None = None) -> list[Start
     return found
 
 
+def evenly_spread(starts: list[Start], count: int) -> list[Start]:
+    """``count`` of ``starts`` (all of them when there are no more), spread evenly from
+    the first to the last, so that a sample takes from every trace given."""
+    if count >= len(starts):
+        return starts
+    step = len(starts) / count
+    return [starts[int(i * step)] for i in range(count)]
+
+
 def print_gathering(paths: list[Path], target: int = 6) -> None:
     found = gathering(paths, target)
     print("won by six, by the marbles pushed off when all the other side's marbles first "
@@ -385,6 +394,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--off", type=int, default=None,
                         help="with --from-gathering: only games where ours had pushed off "
                              "this many marbles then")
+    parser.add_argument("--sample", type=int, default=None,
+                        help="play only this many of the positions found, evenly spread "
+                             "over them (the traces in the order given)")
     parser.add_argument("--position", action="append", default=[],
                         help="a position to play out (ours to move); may be repeated")
     parser.add_argument("--ply", type=int, default=60, help="the ply of --position")
@@ -423,6 +435,10 @@ def main(argv: list[str] | None = None) -> int:
             parser.error(f"--from-gathering reads traces of external_match.py --trace: {error}")
     if not starts:
         parser.error("no position to play: give --trace, --from-gathering or --position")
+    if args.sample is not None:
+        if args.sample < 1:
+            parser.error(f"--sample {args.sample}: give a number of positions above 0")
+        starts = evenly_spread(starts, args.sample)
     cache = Path(args.cache_dir).expanduser()
     source = resolve_source(args.cotix_src, COTIX_URL, "Game.cpp", cache, "Cotix-Abalone",
                             "--cotix-src")

@@ -157,3 +157,10 @@ def test_starts_at_gathering_pick_each_games_first_gathered_position(tmp_path: P
     four = fp.starts_at_gathering([first, second], off=4)
     assert [s.ply for s in four] == [40, 60]
     assert [s.game for s in four] == [0, 1]
+
+
+def test_a_sample_of_starts_is_spread_over_all_of_them() -> None:
+    starts = [fp.Start(i, 40, "") for i in range(10)]
+    assert [s.game for s in fp.evenly_spread(starts, 4)] == [0, 2, 5, 7]
+    assert fp.evenly_spread(starts, 10) == starts
+    assert fp.evenly_spread(starts, 30) == starts
