@@ -644,6 +644,33 @@ def seconds(text: str) -> float:
     return value
 
 
+def add_weight_options(parser: argparse.ArgumentParser) -> None:
+    """The options that give ours other evaluation weights (matches between settings)."""
+    parser.add_argument("--weights", default=None,
+                        help="a JSON file of evaluation weights for ours "
+                        "(robots/weights.py names; those left out keep their value)")
+    parser.add_argument("--pressure", type=int, default=None,
+                        help="another weight for ours' pressure term (features.PRESSURE)")
+    parser.add_argument("--pushes", type=int, default=None,
+                        help="another weight for ours' push term (features.PUSHES)")
+    parser.add_argument("--contact-pushes", type=int, default=None,
+                        help="another weight for ours' contact push term "
+                        "(endgame.CONTACT_PUSHES)")
+    parser.add_argument("--lead-centre", type=int, default=None,
+                        help="another weight for ours' lead centre term (endgame.LEAD_CENTRE)")
+
+
+def apply_weight_options(args: argparse.Namespace) -> None:
+    """Set the weights :func:`add_weight_options` read (in this process: ours only)."""
+    if args.weights:
+        set_weights(json.loads(Path(args.weights).read_text()))
+    if args.pressure is not None or args.pushes is not None:
+        set_pressure(PRESSURE if args.pressure is None else args.pressure, args.pushes)
+    if args.contact_pushes is not None or args.lead_centre is not None:
+        set_endgame(CONTACT_PUSHES if args.contact_pushes is None else args.contact_pushes,
+                    LEAD_CENTRE if args.lead_centre is None else args.lead_centre)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--ours", default="boulder", choices=sorted(ENGINES))
@@ -670,18 +697,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--verloop-src", default=None,
                         help="AbaloneAI source tree or git repository "
                         f"(default: clone {VERLOOP_URL})")
-    parser.add_argument("--weights", default=None,
-                        help="a JSON object of evaluation weights for ours "
-                        "(robots/weights.py names)")
-    parser.add_argument("--pressure", type=int, default=None,
-                        help="another weight for ours' pressure term (features.PRESSURE)")
-    parser.add_argument("--pushes", type=int, default=None,
-                        help="another weight for ours' push term (features.PUSHES)")
-    parser.add_argument("--contact-pushes", type=int, default=None,
-                        help="another weight for ours' contact push term "
-                        "(endgame.CONTACT_PUSHES)")
-    parser.add_argument("--lead-centre", type=int, default=None,
-                        help="another weight for ours' lead centre term (endgame.LEAD_CENTRE)")
+    add_weight_options(parser)
     parser.add_argument("--trace", default=None,
                         help="write one JSON line per move of ours to this file")
     parser.add_argument("--record", default=None,
@@ -699,13 +715,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.engine == "verloop" and name not in VERLOOP_LAYOUTS:
             parser.error(f"the Java engine sets up only {', '.join(VERLOOP_LAYOUTS)}")
 
-    if args.weights:
-        set_weights(json.loads(Path(args.weights).read_text()))
-    if args.pressure is not None or args.pushes is not None:
-        set_pressure(PRESSURE if args.pressure is None else args.pressure, args.pushes)
-    if args.contact_pushes is not None or args.lead_centre is not None:
-        set_endgame(CONTACT_PUSHES if args.contact_pushes is None else args.contact_pushes,
-                    LEAD_CENTRE if args.lead_centre is None else args.lead_centre)
+    apply_weight_options(args)
     players = int(args.players.rstrip("t"))
     if players > 2 and args.engine != "verloop":
         parser.error("games with more players are played against the Java engine (verloop)")

@@ -57,12 +57,13 @@ from abalone_pbm.robots.base import occupied_mask, push_kind  # noqa: E402
 from abalone_pbm.robots.bitmoves import EJECT, children  # noqa: E402
 from abalone_pbm.robots.duel import LIMIT_WIN, WIN_THRESHOLD  # noqa: E402
 from abalone_pbm.robots.features import (  # noqa: E402
-    PRESSURE, R1, R2, centre_sum, pushable, set_pressure)
+    R1, R2, centre_sum, pushable)
 from abalone_pbm.rules import Board, Rules  # noqa: E402
 from abalone_pbm.rules.geometry import CENTRE  # noqa: E402
 from match_report import share_of_games_text  # noqa: E402
 from external_match import (  # noqa: E402
-    COTIX_URL, DEFAULT_CACHE, CotixEngine, build_cotix, move_to, resolve_source)
+    COTIX_URL, DEFAULT_CACHE, CotixEngine, add_weight_options, apply_weight_options,
+    build_cotix, move_to, resolve_source)
 
 
 #: e5 and its six neighbours: where Cotix's group stood in the games that stalled.
@@ -406,10 +407,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--budget", type=float, default=1.0)
     parser.add_argument("--movelimit", type=int, default=150)
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--pressure", type=int, default=None,
-                        help="another weight for the evaluation's pressure term")
-    parser.add_argument("--pushes", type=int, default=None,
-                        help="another weight for the evaluation's push term")
+    add_weight_options(parser)
     parser.add_argument("--cotix-src", default=None)
     parser.add_argument("--cache-dir", default=str(DEFAULT_CACHE))
     args = parser.parse_args(argv)
@@ -423,8 +421,7 @@ def main(argv: list[str] | None = None) -> int:
             # A missing file, a line that is no JSON, an entry without its fields.
             parser.error(f"--gathering reads traces of external_match.py --trace: {error}")
         return 0
-    if args.pressure is not None or args.pushes is not None:
-        set_pressure(PRESSURE if args.pressure is None else args.pressure, args.pushes)
+    apply_weight_options(args)
     starts = [Start(i, args.ply, p) for i, p in enumerate(args.position)]
     if args.trace:
         starts += starts_from_trace(Path(args.trace), args.lead, args.room, args.movelimit)
