@@ -13,8 +13,12 @@ Masking is exact in both directions (DESIGN §2.6). The rule:
    punctuation alone (``=``, ``--``) as a blank, and a third runs a
    line that ends in ``=`` (a quoted-printable soft line break, an encoded word cut
    by a line break) on into the next one. Quote marks,
-   ``Subject:``, ``Re:``/``Fwd:`` and junk without letters before the first word
-   (left-over quoted-printable such as ``=E9=0``) are skipped.
+   ``Subject:``, ``Re:``/``Fwd:``, junk without letters before the first word
+   (left-over quoted-printable such as ``=E9=0``), and a head a mail program or
+   system put first (reply prefixes in any language and script, ``Odp:``, ``Vá:``,
+   ``回复：``; tags, ``[EXTERNAL]``) are skipped: rules 2 and 3 read a command from
+   each of these places as at a line's start (the server reads none behind a head
+   it does not know, and quotes it back).
 2. **Command lines with a password.** A line whose first words are a command's words,
    exactly or with one slip of the keyboard in a word of four letters or more
    (``change pasword``, ``singup``), a server command after the game word
@@ -772,10 +776,11 @@ def _line_passwords(analysed: Sequence[str], index: int, start: int,
         # A command cut by the mail client goes on in the next lines (read by rule 3
         # below too, when the command's words do not fit).
         spans = _continued(analysed, originals, index, spans, found[1] + max(found[0].secret))
-    if garbled and not _PLAIN_RE.fullmatch(originals[index]) and len(spans) >= 2 and (
+    if garbled and not _PLAIN_RE.fullmatch(originals[index], start) and len(spans) >= 2 and (
             (found is not None and found[0].secret) or lowered[0] in _SECRET_FIRST_WORDS):
-        # A line read through junk (a wrong charset ate the userid or "set"): the
-        # command's words do not fit, and its last word may be the password.
+        # A command read through junk (a wrong charset ate the userid or "set"; not a
+        # head before it, "回复："): the command's words do not fit, and its last word
+        # may be the password.
         last = words[-1]
         if not (_is_placeholder(last) or "|" in last or last.lower() in _PROTOCOL_WORDS
                 or last.isdigit() or last.lower() in NOT_USERIDS or _is_move_word(last)
@@ -850,8 +855,12 @@ def _placed_by_readings(analysed: Sequence[str], readings: Sequence[Reading],
     return list(placed)
 
 
-#: A short word ending in a colon before a command: a label such as "wd:".
-_LABEL_RE = re.compile(r"[A-Za-z]{1,8}:\s+")
+#: What a mail program or system puts before a command, any number of them: reply and
+#: forward prefixes in any language and script ("Odp:", "Vá:", "ΑΠ:", "回复："), tags
+#: ("[EXTERNAL]", "[Possible Spam]"), a label whose first letters junk took ("wd:");
+#: letters only before each colon, so no command word or password is taken for one
+#: (``protocol.reply`` reads a reply's Subject so). Bounded pieces, one pass: linear.
+_HEAD_RE = re.compile(r"(?:\[[^\[\]\n]{0,40}+\]\s*+|[^\W\d_]{1,12}+\s*+[:：]\s++)+")
 #: Invisible characters that are no blank: a third reading reads words without them
 #: ("wilm\x15a" is "wilma").
 _JOINING_RE = re.compile("[\x00-\x08\x0e-\x1b\x7f-\x84\x86-\x9f\u00ad\u200b-\u200d"
@@ -1079,16 +1088,26 @@ def _passwords_at(analysed: Sequence[str], index: int, is_userid: UseridCheck,
     starts = _starts(line)
     # A second command on the line ("signup fred pw1 signoff fred pw2") begins at a
     # first word of a command with a password; each is read up to the next one.
-    begins = [] if run_on else _later_commands(line, starts[0])
+    # (Every reading looks from each place a command may begin, first choice first:
+    # after a prefix or tag it does not know, a command is read as at a line's start.)
+    begins: list[int] = []
+    for start in ([] if run_on else starts):
+        begins = _later_commands(line, start)
+        if begins:
+            break
     found: list[Span] = []
     for start in starts:
         found = _line_passwords(analysed, index, start, is_userid, lines, fine)
         if found:
             break
     if not run_on:  # (words run together at a soft line break are no words)
-        found += _shaped_passwords(line[:begins[0]] if begins else line, index, starts[0],
-                                   after=min((a for row, a, _ in found if row == index),
-                                             default=0), is_userid=is_userid)
+        after = min((a for row, a, _ in found if row == index), default=0)
+        for start in starts:
+            shaped = _shaped_passwords(line[:begins[0]] if begins else line, index, start,
+                                       after=after, is_userid=is_userid)
+            if shaped:
+                found += shaped
+                break
     for begin, end in zip(begins, [*begins[1:], len(line)]):
         spans = _line_passwords([line[begin:end]], 0, 0, is_userid,
                                 [lines[index][begin:end]], fine)
@@ -1229,13 +1248,18 @@ def _sentence_after(rest: Sequence[str]) -> bool:
 
 def _starts(analysed: str) -> list[int]:
     """Where a command may begin in an analysed line, first choice first."""
-    starts = _junk_end(analysed, _command_start(analysed))
-    # Re:, Subject: ... may stand after the junk too ("<p>AW: signup ..."), or
-    # a label whose first letters the junk took ("=E9=0Fwd:" left "wd:").
-    starts += [_command_start(" " * s + analysed[s:]) for s in starts]
-    label = _LABEL_RE.match(analysed, starts[-1])
-    if label:
-        starts.append(label.end())
+    first = _command_start(analysed)
+    starts = _junk_end(analysed, first)
+    if starts != [first]:  # (where no junk was skipped they would be ``first`` again)
+        # Re:, Subject: ... may stand after the junk too ("<p>AW: signup ..."), or
+        # a label whose first letters the junk took ("=E9=0Fwd:" left "wd:").
+        starts += [_command_start(" " * s + analysed[s:]) for s in starts]
+    # A head of prefixes and tags a mail program put first, read from before the junk
+    # (which takes a tag's "[") and after it (which takes a label's first letters).
+    for at in (first,) if first == starts[-1] else (first, starts[-1]):
+        head = _HEAD_RE.match(analysed, at)
+        if head:
+            starts.append(head.end())
     return list(dict.fromkeys(starts))
 
 
