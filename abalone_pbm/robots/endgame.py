@@ -111,6 +111,14 @@ it forms: over 257 traced games (``finish_probe.py --gathering``), the share won
 by the marbles pushed off when all the other side's marbles first stood within two
 steps of e5 was 3 of 48 with none to two, 7 of 41 with three, 34 of 76 with four and
 41 of 53 with five (21 of 33 where they never gathered).
+
+That phase, and the one after it, measured once more: the outlier pushes over 64 games,
+27 won by six against 28 for these terms as they are (chance, not kept).  From 40 of
+those positions where the group had just formed with four marbles off
+(``finish_probe.py --from-gathering ... --off 4 --sample 40``), these terms converted 19;
+the pressure and push terms doubled 20 (12 both, 7 and 8 one alone); without
+:data:`LEAD_CENTRE` 19; with it measured from a side's own group instead of e5 17.  Once
+the group has formed, no weight of these terms decides the game.
 """
 
 from __future__ import annotations
