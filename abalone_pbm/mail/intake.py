@@ -28,9 +28,10 @@ from sqlalchemy.sql.expression import Executable
 
 from ..clock import Clock
 from ..db.models import InboxMail
+from ..protocol.grammar import command_line
 from ..protocol.registry import match_spec, matched_length
 from ..protocol.reply import parse_reply_address
-from ..protocol.words import BARE_GAME_COMMANDS, GAME_WORD, SUBJECT_PREFIX_RE, board_number
+from ..protocol.words import BARE_GAME_COMMANDS, GAME_WORD, board_number
 from .idempotency import clean_message_id, inbox_key
 from .validation import decode_encoded_words, one_line
 
@@ -115,9 +116,10 @@ def board_of_reply_address(envelope_to: Sequence[str]) -> int | None:
 def board_of_subject(subject: str) -> int | None:
     """The board a Subject's command names right after its command words
     (``Re: abalone move 101 fred pw c3-c4``, ``abalone show 101#5``, ``accept 101 fred
-    pw``), or None: the command names none there, or its board is in the body
-    (``multiple``; an empty Subject, whose command is the body's first line)."""
-    head = SUBJECT_PREFIX_RE.sub("", subject[:_SUBJECT_PREFIX_READ])
+    pw``, ``[EXTERNAL] Odp: abalone show 101``: the line the grammar reads), or None:
+    the command names none there, or its board is in the body (``multiple``; an empty
+    Subject, whose command is the body's first line)."""
+    head = command_line(subject[:_SUBJECT_PREFIX_READ])
     words = head.split(maxsplit=4)[:4]
     lowered = [word.lower() for word in words]
     spec = match_spec(lowered)

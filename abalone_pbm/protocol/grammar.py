@@ -70,6 +70,7 @@ from .masking import quotable
 from .registry import (
     COMMAND_WORDS,
     COMMANDS,
+    CommandSpec,
     GAME_COMMAND_WORDS,
     SERVER_FIRST_WORDS,
     match_spec,
@@ -82,6 +83,7 @@ from .words import (
     MAX_PLAYERS,
     MIN_PLAYERS,
     MOVE_ACTIONS,
+    SUBJECT_HEAD_RE,
     board_number,
     strip_subject_prefixes,
     userid_problem,
@@ -520,23 +522,83 @@ def parse_command(subject: str, body: str = "") -> Command:
     ``message``, ``broadcast``, ``abalone chat``); for every other command the body is a
     comment, see :func:`extract_comment`.  Raises :class:`CommandSyntaxError`.
     """
-    line = strip_subject_prefixes(subject)
-    words = line.split()
+    words, lowered, spec = _command_words(strip_subject_prefixes(subject))
     if not words:
         raise CommandSyntaxError(
             "The Subject of your mail holds no command", COMMANDS["help"].syntax
         )
-    lowered = [w.lower() for w in words]
-    spec = match_spec(lowered)
-    if spec is None and lowered[0] in BARE_GAME_COMMANDS:
-        # A player's own settings need no board: "limit fred pw 0" is read as
-        # "abalone limit fred pw 0" (the server has one game).
-        words, lowered = [GAME_WORD, *words], [GAME_WORD, *lowered]
-        spec = match_spec(lowered)
     if spec is None:
         raise _unknown(words, lowered)
     start = matched_length(spec, lowered)
     return _HANDLERS[spec.name](ArgumentReader(spec, words[start:]), body)
+
+
+def command_line(subject: str) -> str:
+    """The line of a Subject that :func:`parse_command` reads as the command: without
+    its ``Re:``/``Fwd:`` prefixes, and without a head of other prefixes and tags
+    (``Odp:``, ``回复：``, ``[EXTERNAL]``, see :func:`_behind_head`) where a command
+    follows it."""
+    line = strip_subject_prefixes(subject)
+    if _spec_of([word.lower() for word in line.split(maxsplit=3)[:3]]) is not None:
+        return line
+    behind = _behind_head(line)
+    return line if behind is None else behind
+
+
+def _command_words(line: str) -> tuple[list[str], list[str], CommandSpec | None]:
+    """The words of a command line, lower-cased, and the command they name (None: no
+    command; then the words are those of the line as it stands). A line that names a
+    command as it stands is read as it stands; else a head in front of one is skipped."""
+    words, lowered, spec = _words_as_they_stand(line)
+    if spec is None and words:
+        behind = _behind_head(line)
+        if behind is not None:
+            return _words_as_they_stand(behind)
+    return words, lowered, spec
+
+
+def _words_as_they_stand(line: str) -> tuple[list[str], list[str], CommandSpec | None]:
+    words = line.split()
+    lowered = [word.lower() for word in words]
+    spec = match_spec(lowered)
+    if spec is None and lowered[:1] and lowered[0] in BARE_GAME_COMMANDS:
+        # A player's own settings need no board: "limit fred pw 0" is read as
+        # "abalone limit fred pw 0" (the server has one game).
+        words, lowered = [GAME_WORD, *words], [GAME_WORD, *lowered]
+        spec = match_spec(lowered)
+    return words, lowered, spec
+
+
+def _spec_of(lowered: Sequence[str]) -> CommandSpec | None:
+    """The command the lower-case words name, also a bare game command (``limit``)."""
+    spec = match_spec(lowered)
+    if spec is None and lowered[:1] and lowered[0] in BARE_GAME_COMMANDS:
+        spec = match_spec([GAME_WORD, *lowered[:2]])
+    return spec
+
+
+#: The first words of commands: one glued to a colon ("abalone: ...", "move: ...",
+#: "help: ...") is the command written with a slip, never a head to pass over.
+_FIRST_WORDS = frozenset({GAME_WORD, *SERVER_FIRST_WORDS, *GAME_COMMAND_WORDS,
+                          *BARE_GAME_COMMANDS})
+
+
+def _behind_head(line: str) -> str | None:
+    """What follows a head a mail program or system put before a command (reply and
+    forward prefixes in any language, a gateway's tags: ``words.SUBJECT_HEAD_RE``),
+    when it names a command; None when the line has no head, its first word is a
+    command word with a colon, or what follows names no command ("Note: I will be
+    away" stays the line it is)."""
+    head = SUBJECT_HEAD_RE.match(line)
+    if head is None:
+        return None
+    first = line[: head.end()].split(maxsplit=1)[0].rstrip(":：").lower()
+    if first in _FIRST_WORDS:
+        return None
+    rest = line[head.end():].strip()
+    if _spec_of([word.lower() for word in rest.split(maxsplit=3)[:3]]) is None:
+        return None
+    return rest
 
 
 def _unknown(words: Sequence[str], lowered: Sequence[str]) -> CommandSyntaxError:

@@ -97,8 +97,8 @@ from collections.abc import Callable, Iterable, Sequence
 
 from .registry import COMMAND_WORDS, COMMANDS, GAME_COMMAND_WORDS, CommandSpec
 from .words import (
-    BARE_GAME_COMMANDS, GAME_WORD, MOVE_ACTIONS, SUBJECT_PREFIX_RE, is_valid_userid,
-    looks_like_move,
+    BARE_GAME_COMMANDS, GAME_WORD, MOVE_ACTIONS, SUBJECT_HEAD_RE, SUBJECT_PREFIX_RE,
+    is_valid_userid, looks_like_move,
 )
 
 PASSWORD_MASK = "********"
@@ -855,12 +855,6 @@ def _placed_by_readings(analysed: Sequence[str], readings: Sequence[Reading],
     return list(placed)
 
 
-#: What a mail program or system puts before a command, any number of them: reply and
-#: forward prefixes in any language and script ("Odp:", "Vá:", "ΑΠ:", "回复："), tags
-#: ("[EXTERNAL]", "[Possible Spam]"), a label whose first letters junk took ("wd:");
-#: letters only before each colon, so no command word or password is taken for one
-#: (``protocol.reply`` reads a reply's Subject so). Bounded pieces, one pass: linear.
-_HEAD_RE = re.compile(r"(?:\[[^\[\]\n]{0,40}+\]\s*+|[^\W\d_]{1,12}+\s*+[:：]\s++)+")
 #: Invisible characters that are no blank: a third reading reads words without them
 #: ("wilm\x15a" is "wilma").
 _JOINING_RE = re.compile("[\x00-\x08\x0e-\x1b\x7f-\x84\x86-\x9f\u00ad\u200b-\u200d"
@@ -1255,9 +1249,10 @@ def _starts(analysed: str) -> list[int]:
         # a label whose first letters the junk took ("=E9=0Fwd:" left "wd:").
         starts += [_command_start(" " * s + analysed[s:]) for s in starts]
     # A head of prefixes and tags a mail program put first, read from before the junk
-    # (which takes a tag's "[") and after it (which takes a label's first letters).
+    # (which takes a tag's "[") and after it (which takes a label's first letters);
+    # the grammar's definition, so no command it reads behind a head keeps a password.
     for at in (first,) if first == starts[-1] else (first, starts[-1]):
-        head = _HEAD_RE.match(analysed, at)
+        head = SUBJECT_HEAD_RE.match(analysed, at)
         if head:
             starts.append(head.end())
     return list(dict.fromkeys(starts))

@@ -39,8 +39,8 @@ from typing import Callable, Iterable
 
 from .new_text import NewText, read_new_text, tidy
 from .reply_vocabulary import GREETING_WORDS
-from .words import (GAME_WORD, REPLY_ACTIONS, SUBJECT_PREFIX_RE, is_compact_move,
-                    whole_number)
+from .words import (GAME_WORD, REPLY_ACTIONS, SUBJECT_HEAD_RE, SUBJECT_PREFIX_RE,
+                    is_compact_move, whole_number)
 
 #: Words that begin a line written as a command (a line beginning with one of them that
 #: is not a command is a mistyped one, never prose to pass over).
@@ -170,9 +170,6 @@ def first_reply_line(body: str) -> str | None:
 #: The marks a player types between the board mail's Subject and the move ("... fred -
 #: c3-c5,d4", "... fred: c3-c5,d4", "(c3-c5,d4)"), and the server's "**".
 _SUBJECT_MARKS = " -–—:：|()[]*"
-#: A head of nothing but reply prefixes in any language and tags ("Odp:", "回复：",
-#: "[EXTERNAL] Re:"): letters only before each colon, so a move is never taken for one.
-_SUBJECT_NOISE_RE = re.compile(r"(?:\s*(?:\[[^\[\]]{0,40}\]|[^\W\d_]{1,12}\s*[:：]))*\s*")
 _BOARD_SUBJECT_RE = re.compile(r"(?:new\s+)?abalone\s+board\s+(\d{1,12})\b", re.IGNORECASE)
 
 
@@ -187,13 +184,17 @@ def subject_action(subject: str, board: int, userids: Iterable[str]) -> ReplyAct
     if len(text) > 300:
         return None
     whole = command_of_line(text)
+    if whole is None:
+        # Behind what a mail program or system put first ("[EXTERNAL] c3-c5,d4").
+        head_end = _head_end(text)
+        whole = command_of_line(text[head_end:]) if head_end else None
     if whole is not None:
         return whole
     found = _BOARD_SUBJECT_RE.search(text)
     if found is None or whole_number(found.group(1)) != board:
         return None
     head = SUBJECT_PREFIX_RE.sub("", text[: found.start()]).strip()
-    if _SUBJECT_NOISE_RE.fullmatch(head):
+    if _head_end(head) == len(head):
         head = ""  # what a mail program or system put first ("Odp:", "[EXTERNAL] Re:")
     head = re.sub(r"(?:\s*(?:re|aw|sv|fwd?|wg|antw|vs|tr)\s*:)+\s*$", "", head,
                   flags=re.IGNORECASE).strip().strip(_SUBJECT_MARKS).strip()
@@ -206,6 +207,15 @@ def subject_action(subject: str, board: int, userids: Iterable[str]) -> ReplyAct
     if head and tail:
         return None
     return command_of_line(head or tail) if (head or tail) else None
+
+
+def _head_end(text: str) -> int:
+    """Where the head of reply prefixes in any language and tags that a mail program or
+    system put first ("Odp:", "回复：", "[EXTERNAL] Re:") ends in ``text`` (0: none);
+    the grammar's definition (``words.SUBJECT_HEAD_RE``), letters only before each colon,
+    so a move is never taken for one. A head that ends the text needs no blank after it."""
+    found = SUBJECT_HEAD_RE.match(text + " ")
+    return 0 if found is None else min(found.end(), len(text))
 
 
 def choose_reply_text(plain: str | None, html: str | Callable[[], str] | None) -> str:

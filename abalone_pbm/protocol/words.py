@@ -22,6 +22,22 @@ REPLY_ACTIONS = ("resign", "propose", "undo", "accept", "reject", "show")
 SUBJECT_PREFIX_RE = re.compile(
     r"^\s*(?:(?:re|fwd?|aw|wg|sv|antw|vs|tr)\s*(?:\[\d+\]|\(\d+\))?\s*:\s*)+", re.IGNORECASE
 )
+#: What a mail program or system puts before a command, any number of them: reply and
+#: forward prefixes in any language and script ("Odp:", "Vá:", "ΑΠ:", "Ynt:", "R:",
+#: "回复：", "RE：", "Re[2]:", "TR :"), a gateway's tags ("[EXTERNAL]", "[Possible Spam]",
+#: "[list-name]", "*SPAM*", "***SPAM***", "{Spam?}"), a label whose first letters junk
+#: took ("wd:"). Letters only before each colon, so no command word or password is
+#: taken for one; an ASCII colon needs a blank after it ("http://", "c3:c4" are no
+#: heads), a full-width one (an East Asian input method's) does not. Each piece is
+#: bounded and matched possessively, the whole in one pass: linear in the line.
+#: The grammar reads a command behind it, the masking looks for passwords there, and
+#: the reply reader passes over it in a reply's Subject.
+SUBJECT_HEAD_RE = re.compile(
+    r"(?:\[[^\[\]\n]{0,40}+\]\s*+"
+    r"|\{[^{}\n]{0,40}+\}\s*+"
+    r"|\*{1,10}+[^*\n]{1,40}+\*{1,10}+\s*+"
+    r"|[^\W\d_]{1,12}+(?:\[\d{1,4}+\]|\(\d{1,4}+\))?+\s*+(?::\s++|：\s*+))++"
+)
 _USERID_RE = re.compile(r"[a-z][a-z0-9_.\-]*")
 #: A move, compacted (no blanks) and lower case; rows a-z and 1-2 digits so that the
 #: rules core can say "j1 is not a cell of the board" instead of "not a move".
