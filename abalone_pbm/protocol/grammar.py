@@ -3,7 +3,10 @@
 A command is the Subject of a mail: words separated by blanks; command words and userids
 are case-insensitive (userids come out in lower case), passwords are case-sensitive.
 Any number of leading ``Re:``/``Fwd:``/``Fw:``/``AW:``/``WG:`` (also ``SV:``, ``Antw:``,
-``Re[2]:``) are ignored.  Game commands begin with the game word ``abalone``.  The
+``Re[2]:``) are ignored; so is a head of the prefixes and tags other mail programs and
+systems put first (``Odp:``, ``Vá:``, ``回复：``, ``[EXTERNAL]``, ``*SPAM*``), where a
+command follows it and the line names none as it stands (:func:`command_line`).  Game
+commands begin with the game word ``abalone``.  The
 result is one of the dataclasses of :mod:`.commands`; a line that cannot be read raises
 :class:`~.commands.CommandSyntaxError` with the usage line of the nearest command.
 The body is only read by the commands whose body is their payload.
