@@ -25,7 +25,6 @@ import functools
 import html
 import logging
 import os
-import re
 import smtplib
 import time
 from collections.abc import Callable, Iterator
@@ -43,26 +42,12 @@ from abalone_pbm.protocol.registry import COMMAND_WORDS
 from tests.e2e.conftest import _start_serve, _stop, _wait_listening, free_port
 from tests.mail.client_mail_parts import Part, multipart, text_part, whole_mail
 from tests.protocol.misspelt_commands import misspelt_commands, misspelt_without_userid, put_in
+from tests.mail.readable import outgoing, readable
 from tests.service.harness import Harness, make_harness
 
 _numbers = count(1)
-_TAG_RE = re.compile(r"<[^>]*>")
 
 
-def _readable(raw: bytes) -> str:
-    """Everything a person opening the mail could read: its bytes, its headers decoded,
-    each text part decoded (base64 and quoted-printable hide a word from a search of
-    the bytes), and each HTML part as a browser shows it (tags out, entities undone)."""
-    message = email.message_from_bytes(raw, policy=email.policy.default)
-    texts = [raw.decode("utf-8", "replace"),
-             *(f"{name}: {value}" for name, value in message.items())]
-    for part in message.walk():
-        if part.get_content_maintype() == "text":
-            text = str(part.get_content())
-            texts.append(text)
-            if part.get_content_subtype() == "html":
-                texts.append(html.unescape(_TAG_RE.sub("", text)))
-    return "\n".join(texts)
 
 
 # ------------------------------------------------------------------- the shapes
@@ -295,7 +280,7 @@ def test_no_client_shape_shows_the_password_of_a_misspelt_command(
         answers = harness.deliver(sender, harness.settings.address, raw)
         assert [answer.to for answer in answers] == [sender], (line, answers)
         (answer,) = answers
-        text = _readable(answer.message.as_bytes())
+        text = readable(answer.message.as_bytes())
         # (``multiple`` answers in one summary, the line among the failed.)
         assert answer.subject == ("Abalone multiple" if "multiple" in shape
                                   else "Abalone error"), (line, answer.body)
@@ -310,7 +295,7 @@ def test_no_client_shape_shows_the_password_of_a_misspelt_command(
         with harness.database.read() as session:
             stored = session.scalars(select(InboxMail).order_by(InboxMail.id.desc())).first()
             assert stored is not None
-            if any(secret in _readable(bytes(stored.raw)) for secret in secrets):
+            if any(secret in readable(bytes(stored.raw)) for secret in secrets):
                 shown.append(f"stored copy: {line!r}")
         logged = "\n".join(record.getMessage() for record in caplog.records)
         if any(secret in logged for secret in secrets):
@@ -334,15 +319,10 @@ def test_the_answer_quotes_the_line_with_its_password_masked(harness: Harness) -
         (answer,) = harness.deliver(sender, harness.settings.address, raw)
         assert 'Unknown command "' in answer.body, (shape, answer.body)
         assert "signnup bar ********" in answer.body, (shape, answer.body)
-        assert "hunter" not in _readable(answer.message.as_bytes()), shape
+        assert "hunter" not in readable(answer.message.as_bytes()), shape
 
 
 # ------------------------------------------------------------------ a real serve
-def _outgoing(workdir: Path) -> list[bytes]:
-    """The mails ``serve`` wrote to its Maildir (``var/outgoing``, no relay set)."""
-    folder = workdir / "var" / "outgoing"
-    return [path.read_bytes() for sub in ("new", "cur") if (folder / sub).is_dir()
-            for path in sorted((folder / sub).iterdir()) if path.is_file()]
 
 
 #: The shapes sent to a real ``serve``, each with a line of its own.
@@ -375,13 +355,13 @@ def test_serve_writes_stores_and_logs_no_password(tmp_path: Path, db_url: str) -
             with smtplib.SMTP("127.0.0.1", port, timeout=30) as client:
                 client.sendmail(sender, ["abalone@localhost"], raw)
         deadline = time.monotonic() + 60
-        while len(_outgoing(tmp_path)) < len(_SERVED) and time.monotonic() < deadline:
+        while len(outgoing(tmp_path)) < len(_SERVED) and time.monotonic() < deadline:
             time.sleep(0.1)
     finally:
         _stop(process)
     log = process.stdout.read() if process.stdout is not None else ""
     # (Blanks as one space: the Shift_JIS mail's line is quoted with its own blanks.)
-    written = [" ".join(_readable(raw).split()) for raw in _outgoing(tmp_path)]
+    written = [" ".join(readable(raw).split()) for raw in outgoing(tmp_path)]
     assert len(written) == len(_SERVED), log
     assert not [text for text in written if any(secret in text for secret in secrets)]
     assert all("Unknown command" in text for text in written)
@@ -398,5 +378,5 @@ def test_serve_writes_stores_and_logs_no_password(tmp_path: Path, db_url: str) -
     finally:
         engine.dispose()
     assert len(stored) == len(_SERVED) and users == 0
-    assert not [raw for raw in stored if any(secret in _readable(raw) for secret in secrets)]
+    assert not [raw for raw in stored if any(secret in readable(raw) for secret in secrets)]
     assert not [secret for secret in secrets if secret in log]

@@ -14,8 +14,6 @@ nothing: ``signnup`` is answered as the unknown command it is.
 
 from __future__ import annotations
 
-import email
-import email.policy
 import os
 import smtplib
 import time
@@ -31,22 +29,12 @@ from abalone_pbm.db.models import InboxMail
 from abalone_pbm.protocol.registry import COMMAND_WORDS
 from tests.e2e.conftest import _start_serve, _stop, _wait_listening, free_port
 from tests.protocol.misspelt_commands import misspelt_commands, misspelt_without_userid, put_in
+from tests.mail.readable import outgoing, readable
 from tests.service.harness import Harness, make_harness
 
 _senders = count(1)
 
 
-def _readable(raw: bytes) -> str:
-    """Everything a person opening the mail could read: its bytes, its headers decoded,
-    and each text part decoded (a body in base64 or quoted-printable hides a word from
-    a search of the bytes)."""
-    message = email.message_from_bytes(raw, policy=email.policy.default)
-    texts = [raw.decode("utf-8", "replace"),
-             *(f"{name}: {value}" for name, value in message.items())]
-    for part in message.walk():
-        if part.get_content_maintype() == "text":
-            texts.append(str(part.get_content()))
-    return "\n".join(texts)
 
 
 # ------------------------------------------------------------- through the service
@@ -104,13 +92,13 @@ def test_no_answer_or_stored_copy_of_a_misspelt_command_shows_its_password(
         answers = harness.mail(sender, subject, body)
         assert answers, (line, place)
         for answer in answers:
-            text = _readable(answer.message.as_bytes())
+            text = readable(answer.message.as_bytes())
             if any(secret in text for secret in secrets):
                 shown.append(f"answer, {place}: {line!r}")
         with harness.database.read() as session:
             stored = session.scalars(select(InboxMail).order_by(InboxMail.id.desc())).first()
             assert stored is not None
-            if any(secret in _readable(bytes(stored.raw)) for secret in secrets):
+            if any(secret in readable(bytes(stored.raw)) for secret in secrets):
                 shown.append(f"stored copy, {place}: {line!r}")
     assert not shown, f"{len(shown)} shown, e.g.\n" + "\n".join(shown[:20])
 
@@ -121,7 +109,7 @@ def test_the_reported_line_is_answered_with_its_password_masked(harness: Harness
         (answer,) = harness.mail(f"stranger{next(_senders)}@example.org", subject, body)
         assert answer.subject == "Abalone error"
         assert "abalone singup bar ********" in answer.body
-        assert "Secr3tPw" not in _readable(answer.message.as_bytes())
+        assert "Secr3tPw" not in readable(answer.message.as_bytes())
 
 
 @pytest.mark.parametrize(("written", "command"), [
@@ -138,7 +126,7 @@ def test_a_letter_put_in_hides_the_password_and_runs_nothing(
     line = written.format(userid=newcomer)
     for subject, body in ((line, ""), ("", f"{line}\n"), ("multiple", f"{line}\n")):
         answers = harness.mail(sender, subject, body)
-        texts = [_readable(answer.message.as_bytes()) for answer in answers]
+        texts = [readable(answer.message.as_bytes()) for answer in answers]
         assert any(f'Unknown command "{command}"' in text for text in texts), texts
         assert all(line.rsplit(" ", 1)[1] not in text for text in texts), texts
         assert any(f"{line.rsplit(' ', 1)[0]} ********" in text for text in texts), texts
@@ -159,11 +147,6 @@ def _send(port: int, sender: str, subject: str, body: str) -> None:
         client.sendmail(sender, ["abalone@localhost"], message.as_bytes())
 
 
-def _outgoing(workdir: Path) -> list[bytes]:
-    """The mails ``serve`` wrote to its Maildir (``var/outgoing``, no relay set)."""
-    folder = workdir / "var" / "outgoing"
-    return [path.read_bytes() for sub in ("new", "cur") if (folder / sub).is_dir()
-            for path in sorted((folder / sub).iterdir()) if path.is_file()]
 
 
 def test_serve_writes_no_password_of_the_reported_line(tmp_path: Path, db_url: str) -> None:
@@ -204,12 +187,12 @@ def test_serve_writes_no_password_of_the_reported_line(tmp_path: Path, db_url: s
         for sender, subject, body in mails:
             _send(port, sender, subject, body)
         deadline = time.monotonic() + 60
-        while len(_outgoing(tmp_path)) < len(mails) and time.monotonic() < deadline:
+        while len(outgoing(tmp_path)) < len(mails) and time.monotonic() < deadline:
             time.sleep(0.1)
     finally:
         _stop(process)
     log = process.stdout.read() if process.stdout is not None else ""
-    written = [_readable(raw) for raw in _outgoing(tmp_path)]
+    written = [readable(raw) for raw in outgoing(tmp_path)]
     assert len(written) == len(mails), log
     assert not [text for text in written if any(secret in text for secret in secrets)]
     # Each answer quotes the line, the password masked.
@@ -224,7 +207,7 @@ def test_serve_writes_no_password_of_the_reported_line(tmp_path: Path, db_url: s
     finally:
         engine.dispose()
     assert len(stored) == len(mails)
-    assert not [raw for raw in stored if any(secret in _readable(raw) for secret in secrets)]
+    assert not [raw for raw in stored if any(secret in readable(raw) for secret in secrets)]
     assert not [secret for secret in secrets if secret in log]
 
 
@@ -242,7 +225,7 @@ def test_a_subject_of_one_word_is_answered_and_the_body_is_not_run(
     (answer,) = harness.mail(sender, subject, f"signup {newcomer} Secr3tPw\n")
     assert answer.subject == "Abalone error" and error in answer.body
     assert f"signup {newcomer} ********" in answer.body
-    assert "Secr3tPw" not in _readable(answer.message.as_bytes())
+    assert "Secr3tPw" not in readable(answer.message.as_bytes())
     # Not signed up by the first mail: the same body under a blank Subject signs up.
     (again,) = harness.mail(sender, "", f"signup {newcomer} Secr3tPw\n")
     assert again.subject.startswith("Abalone signup"), again.body
