@@ -551,7 +551,8 @@ def command_line(subject: str) -> str:
 def _command_words(line: str) -> tuple[list[str], list[str], CommandSpec | None]:
     """The words of a command line, lower-cased, and the command they name (None: no
     command; then the words are those of the line as it stands). A line that names a
-    command as it stands is read as it stands; else a head in front of one is skipped."""
+    command as it stands is read as it stands; else a head in front of one (or of a
+    command's first word) is skipped."""
     words, lowered, spec = _words_as_they_stand(line)
     if spec is None and words:
         behind = _behind_head(line)
@@ -589,9 +590,9 @@ _FIRST_WORDS = frozenset({GAME_WORD, *SERVER_FIRST_WORDS, *GAME_COMMAND_WORDS,
 def _behind_head(line: str) -> str | None:
     """What follows a head a mail program or system put before a command (reply and
     forward prefixes in any language, a gateway's tags: ``words.SUBJECT_HEAD_RE``),
-    when it names a command; None when the line has no head, its first word is a
-    command word with a colon, or what follows names no command ("Note: I will be
-    away" stays the line it is)."""
+    when it names a command or begins with a command's first word; None when the line
+    has no head, its first word is a command word with a colon, or what follows is no
+    command ("Note: I will be away" stays the line it is)."""
     head = SUBJECT_HEAD_RE.match(line)
     if head is None:
         return None
@@ -599,9 +600,12 @@ def _behind_head(line: str) -> str | None:
     if first in _FIRST_WORDS:
         return None
     rest = line[head.end():].strip()
-    if _spec_of([word.lower() for word in rest.split(maxsplit=3)[:3]]) is None:
+    lowered = [word.lower() for word in rest.split(maxsplit=3)[:3]]
+    # What begins with a command's first word is read too, so that a slip behind a
+    # head gets its own answer ("abalone signup ..." is told what is wrong with it).
+    if _spec_of(lowered) is None and lowered[:1] != [] and lowered[0] not in _FIRST_WORDS:
         return None
-    return rest
+    return rest if lowered else None
 
 
 def _unknown(words: Sequence[str], lowered: Sequence[str]) -> CommandSyntaxError:

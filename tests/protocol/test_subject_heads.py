@@ -74,10 +74,12 @@ def test_the_commands_the_brief_names_behind_each_head(head: str) -> None:
 
 @pytest.mark.parametrize("head", HEADS)
 def test_a_mistyped_command_behind_a_head_gets_the_answer_it_gets_alone(head: str) -> None:
-    """A command with a slip in its arguments is still that command: its own answer,
-    not "Unknown command" for the head."""
+    """A command with a slip in its arguments is still that command, and a line that
+    begins with a command's first word is read too: its own answer, not "Unknown
+    command" for the head."""
     for line in ("abalone move 12 a1-b2", "signup fred", "abalone show 101#x",
-                 "abalone challenge"):
+                 "abalone challenge", "abalone", "abalone frobnicate 12",
+                 "abalone signup fred Secr3tPw"):
         alone = _outcome(line)
         assert isinstance(alone, tuple)  # each is an error
         assert _outcome(f"{head} {line}") == alone
@@ -101,8 +103,6 @@ def test_the_password_behind_a_head_is_masked(head: str) -> None:
     # A head and nothing that names a command after it.
     ("Odp:", 'Unknown command "Odp:"'),
     ("[EXTERNAL]", 'Unknown command "[EXTERNAL]"'),
-    ("Odp: abalone", 'Unknown command "Odp:"'),
-    ("Odp: abalone frobnicate 12", 'Unknown command "Odp:"'),
     # A command word glued to a colon is the command with a slip, never a head.
     ("abalone: move 101 fred pw c3-c5,d4", 'Unknown command "abalone:"'),
     ("abalone: limit fred pw 3", 'Unknown command "abalone:"'),
@@ -201,7 +201,8 @@ def test_a_subject_of_16000_heads_is_cheap_and_linear(piece: str, tail: str) -> 
     little, and four times the heads about four times the time, not sixteen."""
     assert SUBJECT_HEAD_RE.match(piece * 16_000 + tail) is not None
     if tail:
-        assert command_line(piece * 3 + tail) == (tail if tail.startswith(("abalone s", "signup"))
+        # What begins with a command's first word is read behind the heads; prose not.
+        assert command_line(piece * 3 + tail) == (tail if tail.startswith(("abalone", "signup"))
                                                  else (piece * 3 + tail).strip())
     _seconds(piece * 500 + tail)  # (warm)
     small = min(_seconds(piece * 4_000 + tail) for _ in range(3))
