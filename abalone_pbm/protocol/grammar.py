@@ -541,24 +541,22 @@ def command_line(subject: str) -> str:
     its ``Re:``/``Fwd:`` prefixes, and without a head of other prefixes and tags
     (``Odp:``, ``回复：``, ``[EXTERNAL]``, see :func:`_behind_head`) where a command
     follows it."""
-    line = strip_subject_prefixes(subject)
-    if _spec_of([word.lower() for word in line.split(maxsplit=3)[:3]]) is not None:
-        return line
-    behind = _behind_head(line)
-    return line if behind is None else behind
+    return _reading(strip_subject_prefixes(subject))
 
 
 def _command_words(line: str) -> tuple[list[str], list[str], CommandSpec | None]:
     """The words of a command line, lower-cased, and the command they name (None: no
-    command; then the words are those of the line as it stands). A line that names a
-    command as it stands is read as it stands; else a head in front of one (or of a
-    command's first word) is skipped."""
-    words, lowered, spec = _words_as_they_stand(line)
-    if spec is None and words:
-        behind = _behind_head(line)
-        if behind is not None:
-            return _words_as_they_stand(behind)
-    return words, lowered, spec
+    command; then the words are those of the line as it stands)."""
+    return _words_as_they_stand(_reading(line))
+
+
+def _reading(line: str) -> str:
+    """The line as it stands when it names a command; else what follows a head in front
+    of a command (or of a command's first word); else the line as it stands."""
+    if _words_as_they_stand(" ".join(line.split(maxsplit=3)[:3]))[2] is not None:
+        return line
+    behind = _behind_head(line)
+    return line if behind is None else behind
 
 
 def _words_as_they_stand(line: str) -> tuple[list[str], list[str], CommandSpec | None]:
@@ -571,14 +569,6 @@ def _words_as_they_stand(line: str) -> tuple[list[str], list[str], CommandSpec |
         words, lowered = [GAME_WORD, *words], [GAME_WORD, *lowered]
         spec = match_spec(lowered)
     return words, lowered, spec
-
-
-def _spec_of(lowered: Sequence[str]) -> CommandSpec | None:
-    """The command the lower-case words name, also a bare game command (``limit``)."""
-    spec = match_spec(lowered)
-    if spec is None and lowered[:1] and lowered[0] in BARE_GAME_COMMANDS:
-        spec = match_spec([GAME_WORD, *lowered[:2]])
-    return spec
 
 
 #: The first words of commands: one glued to a colon ("abalone: ...", "move: ...",
@@ -600,12 +590,13 @@ def _behind_head(line: str) -> str | None:
     if first in _FIRST_WORDS:
         return None
     rest = line[head.end():].strip()
-    lowered = [word.lower() for word in rest.split(maxsplit=3)[:3]]
-    # What begins with a command's first word is read too, so that a slip behind a
-    # head gets its own answer ("abalone signup ..." is told what is wrong with it).
-    if _spec_of(lowered) is None and lowered[:1] != [] and lowered[0] not in _FIRST_WORDS:
+    # Every command begins with one of these words; what begins with one that names no
+    # command is read too, so that a slip behind a head gets its own answer
+    # ("abalone signup ..." is told what is wrong with it).
+    first_after = rest.split(maxsplit=1)[:1]
+    if not first_after or first_after[0].lower() not in _FIRST_WORDS:
         return None
-    return rest if lowered else None
+    return rest
 
 
 def _unknown(words: Sequence[str], lowered: Sequence[str]) -> CommandSyntaxError:

@@ -209,3 +209,12 @@ def test_a_subject_of_16000_heads_is_cheap_and_linear(piece: str, tail: str) -> 
     large = min(_seconds(piece * 16_000 + tail) for _ in range(3))
     assert large < 0.25, large
     assert large < 8 * small + 0.01, (small, large)
+
+
+def test_every_command_begins_with_a_word_read_behind_a_head() -> None:
+    """What follows a head is read when its first word is a command's first word: so
+    every command, its aliases included, begins with one of those words."""
+    from abalone_pbm.protocol.grammar import _FIRST_WORDS
+    from abalone_pbm.protocol.registry import COMMAND_WORDS
+
+    assert {words[0] for words in COMMAND_WORDS} <= _FIRST_WORDS
