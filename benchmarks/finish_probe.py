@@ -42,6 +42,7 @@ import random
 import sys
 import time
 from collections import Counter
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
@@ -202,28 +203,16 @@ def gathering(paths: list[Path], target: int = 6) -> dict[int | None, tuple[int,
     (games won by six, games).  A game is won by six when its last traced move of ours
     pushed off the ``target``-th marble."""
     found: dict[int | None, tuple[int, int]] = {}
-    for path in paths:
-        for game, entries in trace_games(path).items():
-            try:
-                gathered_at, by_six = _gathered(entries, target)
-            except (KeyError, ValueError) as error:
-                raise ValueError(f"{path}, game {game}: no entry of a trace ({error})") from None
-            won, played = found.get(gathered_at, (0, 0))
-            found[gathered_at] = (won + by_six, played + 1)
+    for path, game, entries, formed in _gatherings(paths):
+        try:
+            gathered_at = None if formed is None else int(formed["mine"])
+            last = entries[-1]
+            by_six = int(last["mine"]) + 1 >= target and last.get("kind") == "eject"
+        except (KeyError, ValueError) as error:
+            raise ValueError(f"{path}, game {game}: no entry of a trace ({error})") from None
+        won, played = found.get(gathered_at, (0, 0))
+        found[gathered_at] = (won + by_six, played + 1)
     return found
-
-
-def _gathered(entries: list[dict[str, Any]], target: int) -> tuple[int | None, bool]:
-    """One game's marbles pushed off when the other side's group formed (None: never),
-    and whether it was won by six."""
-    gathered_at: int | None = None
-    for entry in entries:
-        board = Board(str(entry["position"]), Rules(players=2))
-        if not board.marbles(3 - board.turn) & ~GATHERED:
-            gathered_at = int(entry["mine"])
-            break
-    last = entries[-1]
-    return gathered_at, int(last["mine"]) + 1 >= target and last.get("kind") == "eject"
 
 
 def starts_at_gathering(paths: list[Path], off: int | None = None) -> list[Start]:
@@ -232,20 +221,31 @@ def starts_at_gathering(paths: list[Path], off: int | None = None) -> list[Start
     pushed off ``off`` marbles then (any number: None).  Numbered in the order found,
     across the traces, so that games of different traces stay apart."""
     found: list[Start] = []
+    for _path, _game, _entries, formed in _gatherings(paths):
+        if formed is not None and (off is None or int(formed["mine"]) == off):
+            found.append(Start(len(found), int(formed["ply"]), str(formed["position"])))
+    return found
+
+
+def _other_side_gathered(position: str) -> bool:
+    """Whether all the marbles of the side not to move stand on :data:`GATHERED` cells."""
+    board = Board(position, Rules(players=2))
+    return not board.marbles(3 - board.turn) & ~GATHERED
+
+
+def _gatherings(paths: list[Path]) -> Iterator[
+        tuple[Path, int, list[dict[str, Any]], dict[str, Any] | None]]:
+    """Per game of the traces: (its trace, its number, its entries, the first entry where
+    all the other side's marbles stood on :data:`GATHERED` cells, None: never)."""
     for path in paths:
         for game, entries in trace_games(path).items():
-            for entry in entries:
-                try:
-                    board = Board(str(entry["position"]), Rules(players=2))
-                except (KeyError, ValueError) as error:
-                    raise ValueError(f"{path}, game {game}: no entry of a trace ({error})"
-                                     ) from None
-                if board.marbles(3 - board.turn) & ~GATHERED:
-                    continue
-                if off is None or int(entry["mine"]) == off:
-                    found.append(Start(len(found), int(entry["ply"]), str(entry["position"])))
-                break
-    return found
+            try:
+                formed = next((entry for entry in entries
+                               if _other_side_gathered(str(entry["position"]))), None)
+            except (KeyError, ValueError) as error:
+                raise ValueError(f"{path}, game {game}: no entry of a trace ({error})"
+                                 ) from None
+            yield path, game, entries, formed
 
 
 def evenly_spread(starts: list[Start], count: int) -> list[Start]:
