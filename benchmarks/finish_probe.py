@@ -431,7 +431,11 @@ def main(argv: list[str] | None = None) -> int:
         except (OSError, ValueError) as error:
             parser.error(f"--from-gathering reads traces of external_match.py --trace: {error}")
     if not starts:
-        parser.error("no position to play: give --trace, --from-gathering or --position")
+        if not (args.position or args.trace or args.from_gathering):
+            parser.error("no position to play: give --trace, --from-gathering or --position")
+        which = ("gathered with {} marbles off".format(args.off)
+                 if args.from_gathering and args.off is not None else "gives one")
+        parser.error(f"no position to play: no game of the traces given {which}")
     if args.sample is not None:
         if args.sample < 1:
             parser.error(f"--sample {args.sample}: give a number of positions above 0")
