@@ -56,7 +56,8 @@ for path in (str(REPO), str(BENCHMARKS)):
 from abalone_pbm.robots import ENGINES, make_engine  # noqa: E402
 from abalone_pbm.robots.base import SearchInfo, occupied_mask, push_kind  # noqa: E402
 from abalone_pbm.robots.endgame import CONTACT_PUSHES, LEAD_CENTRE, set_endgame  # noqa: E402
-from abalone_pbm.robots.features import PRESSURE, set_pressure, set_weights  # noqa: E402
+from abalone_pbm.robots.features import (  # noqa: E402
+    PRESSURE, current_weights, set_pressure, set_weights)
 from abalone_pbm.rules import Board, Rules  # noqa: E402
 from abalone_pbm.rules.geometry import (  # noqa: E402
     CELL_BY_NAME, CELL_NAMES, CELLS, DIAGONAL_OF, OFFSETS, ROW_OF, iter_bits)
@@ -660,10 +661,21 @@ def add_weight_options(parser: argparse.ArgumentParser) -> None:
                         help="another weight for ours' lead centre term (endgame.LEAD_CENTRE)")
 
 
-def apply_weight_options(args: argparse.Namespace) -> None:
-    """Set the weights :func:`add_weight_options` read (in this process: ours only)."""
+def apply_weight_options(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    """Set the weights :func:`add_weight_options` read (in this process: ours only); a
+    weights file that cannot be read, or is no object of known names and whole numbers,
+    is refused with why."""
     if args.weights:
-        set_weights(json.loads(Path(args.weights).read_text()))
+        try:
+            weights = json.loads(Path(args.weights).read_text())
+        except (OSError, ValueError) as error:
+            parser.error(f"--weights {args.weights}: {error}")
+        known = set(current_weights())
+        if not isinstance(weights, dict) or not all(
+                name in known and isinstance(value, int) for name, value in weights.items()):
+            parser.error(f"--weights {args.weights}: give a JSON object of whole numbers by "
+                         f"the names {', '.join(sorted(known))}")
+        set_weights(weights)
     if args.pressure is not None or args.pushes is not None:
         set_pressure(PRESSURE if args.pressure is None else args.pressure, args.pushes)
     if args.contact_pushes is not None or args.lead_centre is not None:
@@ -715,7 +727,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.engine == "verloop" and name not in VERLOOP_LAYOUTS:
             parser.error(f"the Java engine sets up only {', '.join(VERLOOP_LAYOUTS)}")
 
-    apply_weight_options(args)
+    apply_weight_options(parser, args)
     players = int(args.players.rstrip("t"))
     if players > 2 and args.engine != "verloop":
         parser.error("games with more players are played against the Java engine (verloop)")

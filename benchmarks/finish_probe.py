@@ -421,7 +421,7 @@ def main(argv: list[str] | None = None) -> int:
             # A missing file, a line that is no JSON, an entry without its fields.
             parser.error(f"--gathering reads traces of external_match.py --trace: {error}")
         return 0
-    apply_weight_options(args)
+    apply_weight_options(parser, args)
     starts = [Start(i, args.ply, p) for i, p in enumerate(args.position)]
     if args.trace:
         starts += starts_from_trace(Path(args.trace), args.lead, args.room, args.movelimit)

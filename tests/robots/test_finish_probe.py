@@ -164,3 +164,13 @@ def test_a_sample_of_starts_is_spread_over_all_of_them() -> None:
     assert [s.game for s in fp.evenly_spread(starts, 4)] == [0, 2, 5, 7]
     assert fp.evenly_spread(starts, 10) == starts
     assert fp.evenly_spread(starts, 30) == starts
+
+
+@pytest.mark.parametrize("content", ['{"CENTRE": "x"}', '{"NO_SUCH": 3}', "[1, 2]", "{"])
+def test_a_weights_file_that_is_no_set_of_weights_is_refused_with_why(
+        tmp_path: Path, content: str, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "weights.json"
+    path.write_text(content)
+    with pytest.raises(SystemExit):
+        fp.main(["--weights", str(path), "--position", "x"])
+    assert f"--weights {path}:" in capsys.readouterr().err
