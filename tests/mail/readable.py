@@ -9,6 +9,11 @@ import html
 import re
 from pathlib import Path
 
+from sqlalchemy import select
+
+from abalone_pbm.db.models import InboxMail
+from tests.service.harness import Harness
+
 _TAG_RE = re.compile(r"<[^>]*>")
 
 
@@ -33,3 +38,11 @@ def outgoing(workdir: Path) -> list[bytes]:
     folder = workdir / "var" / "outgoing"
     return [path.read_bytes() for sub in ("new", "cur") if (folder / sub).is_dir()
             for path in sorted((folder / sub).iterdir()) if path.is_file()]
+
+
+def last_stored_copy(harness: Harness) -> str:
+    """What a person could read of the mail the server stored last (its inbox row)."""
+    with harness.database.read() as session:
+        stored = session.scalars(select(InboxMail).order_by(InboxMail.id.desc())).first()
+        assert stored is not None
+        return readable(bytes(stored.raw))
