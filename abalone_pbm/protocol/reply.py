@@ -25,7 +25,8 @@ Here the command is found in it, by these rules:
   as a whole ("c3-c5,d4"), or what the player typed before or after the board mail's
   Subject ("c3-c5,d4 Re: Abalone Board 101 fred", "Re: Abalone Board 101 fred
   c3-c5,d4", "... fred - c3-c5,d4", "... fred (c3-c5,d4)"), whatever reply prefixes or
-  tags a mail program or system put first ("Odp:", "回复：", "[EXTERNAL] Re:").  The
+  tags a mail program or system put first ("Odp:", "回复：", "[EXTERNAL] Re:"), also
+  when the move stands before them ("c3-c5,d4 Odp: Abalone Board 101 fred").  The
   Subject the server wrote ("Re: Abalone Board 101 fred **") stays a non-move, whatever
   the userid in it is called.  Then the new text is the comment.
 """
@@ -196,8 +197,9 @@ def subject_action(subject: str, board: int, userids: Iterable[str]) -> ReplyAct
     head = SUBJECT_PREFIX_RE.sub("", text[: found.start()]).strip()
     if _head_end(head) == len(head):
         head = ""  # what a mail program or system put first ("Odp:", "[EXTERNAL] Re:")
-    head = re.sub(r"(?:\s*(?:re|aw|sv|fwd?|wg|antw|vs|tr)\s*:)+\s*$", "", head,
-                  flags=re.IGNORECASE).strip().strip(_SUBJECT_MARKS).strip()
+    # The prefixes of the board mail's Subject when the move was typed before them
+    # ("c3-c5,d4 Odp: Abalone Board 101").
+    head = head[:_heads_start(head)].strip().strip(_SUBJECT_MARKS).strip()
     names = {userid.lower() for userid in userids}
     tail_words = text[found.end():].split()
     while tail_words and (tail_words[0].strip(_SUBJECT_MARKS).lower() in names
@@ -207,6 +209,17 @@ def subject_action(subject: str, board: int, userids: Iterable[str]) -> ReplyAct
     if head and tail:
         return None
     return command_of_line(head or tail) if (head or tail) else None
+
+
+def _heads_start(text: str) -> int:
+    """Where a run of heads (``words.SUBJECT_HEAD_RE``) that ends ``text`` starts, at a
+    word's start (``len(text)``: none).  At most a try per word of a Subject already
+    bounded in length, each linear."""
+    for found in re.finditer(r"(?<!\S)\S", text):
+        start = found.start()
+        if _head_end(text[start:]) == len(text) - start:
+            return start
+    return len(text)
 
 
 def _head_end(text: str) -> int:

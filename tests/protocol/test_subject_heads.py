@@ -175,6 +175,14 @@ def test_the_board_of_a_subject_is_found_behind_a_head(subject: str, board: int 
     ("[EXTERNAL] Odp: Abalone Board 101 fred **", None),
     ("Odp: Abalone Board 102 fred c3-c5,d4", None),  # another board
     ("Note: I will be away", None),
+    # The move typed before the board mail's Subject and its prefixes.
+    ("c3-c5,d4 Odp: Abalone Board 101 fred", ReplyAction("move", "c3-c5,d4")),
+    ("resign [EXTERNAL] Vá: Abalone Board 101 fred", ReplyAction("resign")),
+    ("c3-c5,d4 回复：Abalone Board 101", ReplyAction("move", "c3-c5,d4")),
+    ("c3-c5,d4#3 - Re[2]: AW: Abalone Board 101 fred", ReplyAction("move", "c3-c5,d4", 3)),
+    ("c3-c5,d4 Odp: Abalone Board 102 fred", None),  # another board
+    ("I think Odp: Abalone Board 101 fred", None),
+    ("c3-c5,d4 Odp: Abalone Board 101 fred c5,d5", None),  # two moves: which one?
 ])
 def test_a_reply_subject_is_read_behind_a_head(subject: str,
                                                expected: ReplyAction | None) -> None:

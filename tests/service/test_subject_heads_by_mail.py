@@ -77,6 +77,12 @@ def test_a_reply_to_a_board_mail_with_a_head_plays(harness: Harness) -> None:
                         to=wilma_mail.reply_to)
     assert subjects(sent) == {"Abalone Board 101 fred"}
     assert game(harness).ply == 2
+    # The move typed before the prefixes the mail program put on the board mail's Subject.
+    fred_mail = only(sent, FRED_AT)
+    sent = harness.mail(FRED_AT, f"{FRED[1]} Odp: {fred_mail.subject}", "",
+                        to=fred_mail.reply_to)
+    assert subjects(sent) == {"Abalone Board 101 wilma"}
+    assert game(harness).ply == 3
 
 
 def test_prose_behind_a_head_gets_the_answer_it_got(harness: Harness) -> None:
