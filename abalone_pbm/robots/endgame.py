@@ -128,6 +128,12 @@ length of its marbles' summed offsets from e5, rises by its size.  Per marble pu
 converted by both runs).  Over the six settings run from these 40 starts, 5 were never
 converted and 3 always, the rest by one to five runs of six: from a formed group the
 result depends on the start less than on how the two clocks happen to cut the searches.
+Two whole-game screens besides, at 0.5 s a move on seeds 5 and 6 (16 games each, two
+runs beside each other), against 8 of 16 for these terms on the same seeds: Cotix's own
+piece values (13, 12, 9, 6, 5 by the distance from the point halfway between a side's
+centroid and e5) added for both sides at 40 a point, 7 of 16; the first two marbles a
+side loses costing it 600 less each once it has pushed off three (spare marbles, so
+that the leader takes the contact a break needs), 7 of 16.  Neither was kept.
 """
 
 from __future__ import annotations
