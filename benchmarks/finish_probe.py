@@ -3,6 +3,7 @@
     python benchmarks/external_match.py --engine cotix --games 8 --budget 1 --trace t.jsonl
     python benchmarks/finish_probe.py --analyse t.jsonl
     python benchmarks/finish_probe.py --gathering t1.jsonl t2.jsonl ...
+    python benchmarks/finish_probe.py --by-value t1.jsonl t2.jsonl ... [--value-ply 30]
     python benchmarks/finish_probe.py --trace t.jsonl --lead 3 --budget 1
     python benchmarks/finish_probe.py --from-gathering t1.jsonl t2.jsonl --off 4 --budget 1
     python benchmarks/finish_probe.py --position "....1/...111/... 1 5,0" --ply 110
@@ -20,6 +21,13 @@ how many marbles ours had pushed off when all the other side's marbles first sto
 within two steps of e5 (:data:`GATHERED`, the 19 cells of e5 and its two rings), and
 the share of those games won by six.  Against Cotix a group formed that way is seldom
 broken again: the games are decided by what was pushed off before it formed.
+``--by-value`` pools traces and asks whether the games were decided earlier still:
+per game, the value ours' search gave its position at its last move by ply
+``--value-ply`` (30), less a marble's weight (:data:`~abalone_pbm.robots.weights.MATERIAL`)
+for each marble of its lead, so that what is left is how well placed its marbles
+stood; and the share of games won by six in each band of that value
+(:data:`VALUE_BANDS`).
+
 ``--from-gathering`` plays on from those positions (``--off``: only where ours had
 pushed off that many), the same plies left before the move limit: how often a robot
 breaks a group once it has formed, measured apart from the rest of the game.
@@ -57,6 +65,7 @@ from abalone_pbm.robots import ENGINES, make_engine  # noqa: E402
 from abalone_pbm.robots.base import occupied_mask, push_kind  # noqa: E402
 from abalone_pbm.robots.bitmoves import EJECT, children  # noqa: E402
 from abalone_pbm.robots.duel import LIMIT_WIN, WIN_THRESHOLD  # noqa: E402
+from abalone_pbm.robots.weights import MATERIAL  # noqa: E402
 from abalone_pbm.robots.features import (  # noqa: E402
     R1, R2, centre_sum, pushable)
 from abalone_pbm.rules import Board, Rules  # noqa: E402
@@ -72,6 +81,8 @@ CORE_CELLS: Final = R1 | (1 << CENTRE)
 #: e5 and the cells one and two steps from it: where the other side's last marbles
 #: gather into a group that is not broken again.
 GATHERED: Final = CORE_CELLS | R2
+#: The bounds of ``--by-value``'s bands of a position's value less its lead on marbles.
+VALUE_BANDS: Final = (-800, 0, 800)
 
 
 @dataclass
@@ -206,13 +217,58 @@ def gathering(paths: list[Path], target: int = 6) -> dict[int | None, tuple[int,
     for path, game, entries, formed in _gatherings(paths):
         try:
             gathered_at = None if formed is None else int(formed["mine"])
-            last = entries[-1]
-            by_six = int(last["mine"]) + 1 >= target and last.get("kind") == "eject"
+            by_six = _won_by_six(entries, target)
         except (KeyError, ValueError) as error:
             raise ValueError(f"{path}, game {game}: no entry of a trace ({error})") from None
         won, played = found.get(gathered_at, (0, 0))
         found[gathered_at] = (won + by_six, played + 1)
     return found
+
+
+def _won_by_six(entries: list[dict[str, Any]], target: int) -> bool:
+    """Whether ours won the game by the target: its last traced move pushed off the
+    ``target``-th marble."""
+    last = entries[-1]
+    return int(last["mine"]) + 1 >= target and last.get("kind") == "eject"
+
+
+def by_value(paths: list[Path], ply: int, target: int = 6) -> dict[int | None, tuple[int, int]]:
+    """Over the games of the traces: by the band (an index into the gaps of
+    :data:`VALUE_BANDS`; None: no value by then) of the value ours' search gave at its
+    last move by ``ply``, less :data:`MATERIAL` for each marble of its lead, (games won
+    by six, games).  A forced result (a value past the search's threshold) has no band."""
+    found: dict[int | None, tuple[int, int]] = {}
+    for path in paths:
+        for game, entries in trace_games(path).items():
+            try:
+                placed = None
+                for entry in entries:
+                    value = entry.get("value")
+                    if int(entry["ply"]) > ply:
+                        break
+                    if value is not None and abs(int(value)) < WIN_THRESHOLD:
+                        placed = int(value) - MATERIAL * (int(entry["mine"]) - int(entry["theirs"]))
+                band = None if placed is None else sum(placed >= bound for bound in VALUE_BANDS)
+                by_six = _won_by_six(entries, target)
+            except (KeyError, ValueError, TypeError) as error:
+                raise ValueError(f"{path}, game {game}: no entry of a trace ({error})") from None
+            won, played = found.get(band, (0, 0))
+            found[band] = (won + by_six, played + 1)
+    return found
+
+
+def print_by_value(paths: list[Path], ply: int, target: int = 6) -> None:
+    found = by_value(paths, ply, target)
+    print(f"won by six, by the value of ours' position at its last move by ply {ply}, "
+          f"less {MATERIAL} for each marble of its lead:")
+    names = [f"below {VALUE_BANDS[0]}",
+             *(f"{low} to {high}" for low, high in zip(VALUE_BANDS, VALUE_BANDS[1:])),
+             f"{VALUE_BANDS[-1]} and more"]
+    for band, name in enumerate(names):
+        if band in found:
+            print(f"  {name}: {share_of_games_text(*found[band])}")
+    if None in found:
+        print(f"  no value by then: {share_of_games_text(*found[None])}")
 
 
 def starts_at_gathering(paths: list[Path], off: int | None = None) -> list[Start]:
@@ -389,6 +445,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--gathering", nargs="+", default=None, metavar="TRACE",
                         help="pool traces: the share won by six by the marbles pushed off "
                              "when the other side's group formed; play nothing")
+    parser.add_argument("--by-value", nargs="+", default=None, metavar="TRACE",
+                        help="pool traces: the share won by six by how well placed ours "
+                             "stood at --value-ply (see the text); play nothing")
+    parser.add_argument("--value-ply", type=int, default=30,
+                        help="with --by-value: the ply of the value read (default 30)")
     parser.add_argument("--from-gathering", nargs="+", default=None, metavar="TRACE",
                         help="play on from each game's position where the other side's "
                              "group formed (see --gathering)")
@@ -420,6 +481,12 @@ def main(argv: list[str] | None = None) -> int:
         except (OSError, ValueError, KeyError) as error:
             # A missing file, a line that is no JSON, an entry without its fields.
             parser.error(f"--gathering reads traces of external_match.py --trace: {error}")
+        return 0
+    if args.by_value:
+        try:
+            print_by_value([Path(p) for p in args.by_value], args.value_ply)
+        except (OSError, ValueError, KeyError) as error:
+            parser.error(f"--by-value reads traces of external_match.py --trace: {error}")
         return 0
     apply_weight_options(parser, args)
     starts = [Start(i, args.ply, p) for i, p in enumerate(args.position)]

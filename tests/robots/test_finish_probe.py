@@ -132,6 +132,40 @@ def test_gathering_refuses_what_is_no_trace(
     assert "--gathering reads traces of external_match.py --trace" in capsys.readouterr().err
 
 
+def test_by_value_counts_games_by_how_well_placed_ours_stood(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    def entry(game: int, ply: int, value: int | None, mine: int, theirs: int,
+              kind: str = "quiet") -> str:
+        return json.dumps({"game": game, "ply": ply, "seat": 1, "mine": mine,
+                           "theirs": theirs, "value": value, "kind": kind,
+                           "position": "", "move": None}) + "\n"
+
+    trace = tmp_path / "t.jsonl"
+    trace.write_text(
+        # game 0: 2500 with two marbles ahead is 500 less the lead; won by six
+        entry(0, 20, -3000, 0, 0) + entry(0, 30, 2500, 2, 0) + entry(0, 32, -9000, 2, 0)
+        + entry(0, 90, 6000, 5, 0, "eject")
+        # game 1: a forced win by ply 30 has no band; the value before it counts
+        + entry(1, 24, -900, 0, 0) + entry(1, 28, 999_000, 1, 0) + entry(1, 148, 0, 3, 0)
+        # game 2: the value at ply 30 is 800 exactly with none ahead: the top band
+        + entry(2, 30, 800, 0, 0) + entry(2, 40, 1000, 5, 1, "eject")
+        # game 3: no value by then
+        + entry(3, 31, 100, 0, 0))
+    found = fp.by_value([trace], 30)
+    assert found == {2: (1, 1), 0: (0, 1), 3: (1, 1), None: (0, 1)}
+    assert fp.main(["--by-value", str(trace)]) == 0
+    out = capsys.readouterr().out
+    assert "0 to 800: 1 of 1 games" in out and "below -800: 0 of 1 games" in out
+    assert "800 and more: 1 of 1 games" in out and "no value by then: 0 of 1 games" in out
+    assert "-800 to 0" not in out
+    # An earlier ply reads an earlier value.
+    assert fp.by_value([trace], 20) == {0: (1, 1), None: (1, 3)}
+    trace.write_text('{"game": 0, "ply": "x"}\n')
+    with pytest.raises(SystemExit):
+        fp.main(["--by-value", str(trace)])
+    assert "--by-value reads traces of external_match.py --trace" in capsys.readouterr().err
+
+
 def test_starts_at_gathering_pick_each_games_first_gathered_position(tmp_path: Path) -> None:
     spread = Board.from_layout("standard", Rules(players=2))
     # Seat 2's marbles all within two steps of e5: a gathered group, seat 1 to move.
