@@ -144,7 +144,7 @@ splits them (29 % below 0, 56 % from 0 to 800), and from ply 5 to 30 the value f
 by 306 in the median game: Cotix, whose whole evaluation is its marbles' places, wins
 that race.  It is not a race of depth: our search at four times the time for the
 first 30 plies (2 s against 0.5 s, seeds 5 and 6, stopped after 13 games) won 3 by six
-and stood no better at ply 30 (3 of 13 games at 800 and more, 8 of 48 in the other
+and stood no better at ply 30 (3 of 15 traced games at 800 and more, 8 of 48 in the other
 runs of these seeds).  In the games that ended 0-0 to 2-0 at the limit our search
 valued its own position at -1200 to -2400 from ply 20 on, its marbles held on their
 home rows behind a wall of all fourteen of Cotix's.
