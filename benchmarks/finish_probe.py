@@ -83,6 +83,8 @@ CORE_CELLS: Final = R1 | (1 << CENTRE)
 GATHERED: Final = CORE_CELLS | R2
 #: The bounds of ``--by-value``'s bands of a position's value less its lead on marbles.
 VALUE_BANDS: Final = (-800, 0, 800)
+#: Values this far from 0 are results (on the move limit, or forced), not placements.
+_RESULT_VALUES: Final = LIMIT_WIN - 10_000
 
 
 @dataclass
@@ -218,7 +220,7 @@ def gathering(paths: list[Path], target: int = 6) -> dict[int | None, tuple[int,
         try:
             gathered_at = None if formed is None else int(formed["mine"])
             by_six = _won_by_six(entries, target)
-        except (KeyError, ValueError) as error:
+        except (KeyError, ValueError, TypeError) as error:
             raise ValueError(f"{path}, game {game}: no entry of a trace ({error})") from None
         won, played = found.get(gathered_at, (0, 0))
         found[gathered_at] = (won + by_six, played + 1)
@@ -236,7 +238,8 @@ def by_value(paths: list[Path], ply: int, target: int = 6) -> dict[int | None, t
     """Over the games of the traces: by the band (an index into the gaps of
     :data:`VALUE_BANDS`; None: no value by then) of the value ours' search gave at its
     last move by ``ply``, less :data:`MATERIAL` for each marble of its lead, (games won
-    by six, games).  A forced result (a value past the search's threshold) has no band."""
+    by six, games).  A value that is a result (a forced win or loss, or one on the move
+    limit) has no band: the value before it counts."""
     found: dict[int | None, tuple[int, int]] = {}
     for path in paths:
         for game, entries in trace_games(path).items():
@@ -246,7 +249,7 @@ def by_value(paths: list[Path], ply: int, target: int = 6) -> dict[int | None, t
                     value = entry.get("value")
                     if int(entry["ply"]) > ply:
                         break
-                    if value is not None and abs(int(value)) < WIN_THRESHOLD:
+                    if value is not None and abs(int(value)) < _RESULT_VALUES:
                         placed = int(value) - MATERIAL * (int(entry["mine"]) - int(entry["theirs"]))
                 band = None if placed is None else sum(placed >= bound for bound in VALUE_BANDS)
                 by_six = _won_by_six(entries, target)
@@ -483,6 +486,8 @@ def main(argv: list[str] | None = None) -> int:
             parser.error(f"--gathering reads traces of external_match.py --trace: {error}")
         return 0
     if args.by_value:
+        if args.value_ply < 0:
+            parser.error("--value-ply is a ply of the game: 0 or more")
         try:
             print_by_value([Path(p) for p in args.by_value], args.value_ply)
         except (OSError, ValueError, KeyError) as error:

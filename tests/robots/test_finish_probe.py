@@ -145,8 +145,10 @@ def test_by_value_counts_games_by_how_well_placed_ours_stood(
         # game 0: 2500 with two marbles ahead is 500 less the lead; won by six
         entry(0, 20, -3000, 0, 0) + entry(0, 30, 2500, 2, 0) + entry(0, 32, -9000, 2, 0)
         + entry(0, 90, 6000, 5, 0, "eject")
-        # game 1: a forced win by ply 30 has no band; the value before it counts
-        + entry(1, 24, -900, 0, 0) + entry(1, 28, 999_000, 1, 0) + entry(1, 148, 0, 3, 0)
+        # game 1: a forced win or a win on the move limit by ply 30 has no band; the
+        # value before them counts
+        + entry(1, 24, -900, 0, 0) + entry(1, 26, 999_000, 1, 0)
+        + entry(1, 28, 199_870, 1, 0) + entry(1, 148, 0, 3, 0)
         # game 2: the value at ply 30 is 800 exactly with none ahead: the top band
         + entry(2, 30, 800, 0, 0) + entry(2, 40, 1000, 5, 1, "eject")
         # game 3: no value by then
@@ -160,6 +162,9 @@ def test_by_value_counts_games_by_how_well_placed_ours_stood(
     assert "-800 to 0" not in out
     # An earlier ply reads an earlier value.
     assert fp.by_value([trace], 20) == {0: (1, 1), None: (1, 3)}
+    with pytest.raises(SystemExit):
+        fp.main(["--by-value", str(trace), "--value-ply", "-1"])
+    assert "--value-ply is a ply of the game" in capsys.readouterr().err
     trace.write_text('{"game": 0, "ply": "x"}\n')
     with pytest.raises(SystemExit):
         fp.main(["--by-value", str(trace)])
