@@ -50,7 +50,7 @@ import random
 import sys
 import time
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
@@ -215,23 +215,10 @@ def gathering(paths: list[Path], target: int = 6) -> dict[int | None, tuple[int,
     other side's marbles first stood on :data:`GATHERED` cells at our move (None: never),
     (games won by six, games).  A game is won by six when its last traced move of ours
     pushed off the ``target``-th marble."""
-    found: dict[int | None, tuple[int, int]] = {}
-    for path, game, entries, formed in _gatherings(paths):
-        try:
-            gathered_at = None if formed is None else int(formed["mine"])
-            by_six = _won_by_six(entries, target)
-        except (KeyError, ValueError, TypeError) as error:
-            raise ValueError(f"{path}, game {game}: no entry of a trace ({error})") from None
-        won, played = found.get(gathered_at, (0, 0))
-        found[gathered_at] = (won + by_six, played + 1)
-    return found
-
-
-def _won_by_six(entries: list[dict[str, Any]], target: int) -> bool:
-    """Whether ours won the game by the target: its last traced move pushed off the
-    ``target``-th marble."""
-    last = entries[-1]
-    return int(last["mine"]) + 1 >= target and last.get("kind") == "eject"
+    def gathered_at(entries: list[dict[str, Any]]) -> int | None:
+        formed = _first_gathered(entries)
+        return None if formed is None else int(formed["mine"])
+    return _shares_by(paths, gathered_at, target)
 
 
 def by_value(paths: list[Path], ply: int, target: int = 6) -> dict[int | None, tuple[int, int]]:
@@ -240,24 +227,39 @@ def by_value(paths: list[Path], ply: int, target: int = 6) -> dict[int | None, t
     last move by ``ply``, less :data:`MATERIAL` for each marble of its lead, (games won
     by six, games).  A value that is a result (a forced win or loss, or one on the move
     limit) has no band: the value before it counts."""
+    def band(entries: list[dict[str, Any]]) -> int | None:
+        placed = None
+        for entry in entries:
+            if int(entry["ply"]) > ply:
+                break
+            value = entry.get("value")
+            if value is not None and abs(int(value)) < _RESULT_VALUES:
+                placed = int(value) - MATERIAL * (int(entry["mine"]) - int(entry["theirs"]))
+        return None if placed is None else sum(placed >= bound for bound in VALUE_BANDS)
+    return _shares_by(paths, band, target)
+
+
+def _shares_by(paths: list[Path], key_of: Callable[[list[dict[str, Any]]], int | None],
+               target: int) -> dict[int | None, tuple[int, int]]:
+    """(Games won by six, games) of the traces by ``key_of`` each game's entries."""
     found: dict[int | None, tuple[int, int]] = {}
     for path in paths:
         for game, entries in trace_games(path).items():
             try:
-                placed = None
-                for entry in entries:
-                    value = entry.get("value")
-                    if int(entry["ply"]) > ply:
-                        break
-                    if value is not None and abs(int(value)) < _RESULT_VALUES:
-                        placed = int(value) - MATERIAL * (int(entry["mine"]) - int(entry["theirs"]))
-                band = None if placed is None else sum(placed >= bound for bound in VALUE_BANDS)
+                key = key_of(entries)
                 by_six = _won_by_six(entries, target)
             except (KeyError, ValueError, TypeError) as error:
                 raise ValueError(f"{path}, game {game}: no entry of a trace ({error})") from None
-            won, played = found.get(band, (0, 0))
-            found[band] = (won + by_six, played + 1)
+            won, played = found.get(key, (0, 0))
+            found[key] = (won + by_six, played + 1)
     return found
+
+
+def _won_by_six(entries: list[dict[str, Any]], target: int) -> bool:
+    """Whether ours won the game by the target: its last traced move pushed off the
+    ``target``-th marble."""
+    last = entries[-1]
+    return int(last["mine"]) + 1 >= target and last.get("kind") == "eject"
 
 
 def print_by_value(paths: list[Path], ply: int, target: int = 6) -> None:
@@ -299,12 +301,18 @@ def _gatherings(paths: list[Path]) -> Iterator[
     for path in paths:
         for game, entries in trace_games(path).items():
             try:
-                formed = next((entry for entry in entries
-                               if _other_side_gathered(str(entry["position"]))), None)
+                formed = _first_gathered(entries)
             except (KeyError, ValueError) as error:
                 raise ValueError(f"{path}, game {game}: no entry of a trace ({error})"
                                  ) from None
             yield path, game, entries, formed
+
+
+def _first_gathered(entries: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """The first entry where all the other side's marbles stood on :data:`GATHERED`
+    cells (None: none)."""
+    return next((entry for entry in entries
+                 if _other_side_gathered(str(entry["position"]))), None)
 
 
 def evenly_spread(starts: list[Start], count: int) -> list[Start]:
