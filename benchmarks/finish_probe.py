@@ -3,7 +3,7 @@
     python benchmarks/external_match.py --engine cotix --games 8 --budget 1 --trace t.jsonl
     python benchmarks/finish_probe.py --analyse t.jsonl
     python benchmarks/finish_probe.py --gathering t1.jsonl t2.jsonl ...
-    python benchmarks/finish_probe.py --by-value t1.jsonl t2.jsonl ... [--value-ply 30]
+    python benchmarks/finish_probe.py --by-value t1.jsonl t2.jsonl ... [--value-ply 30] [--terms]
     python benchmarks/finish_probe.py --trace t.jsonl --lead 3 --budget 1
     python benchmarks/finish_probe.py --from-gathering t1.jsonl t2.jsonl --off 4 --budget 1
     python benchmarks/finish_probe.py --position "....1/...111/... 1 5,0" --ply 110
@@ -25,8 +25,11 @@ broken again: the games are decided by what was pushed off before it formed.
 per game, the value ours' search gave its position at its last move by ply
 ``--value-ply`` (30), less a marble's weight (:data:`~abalone_pbm.robots.weights.MATERIAL`)
 for each marble of its lead, so that what is left is how well placed its marbles
-stood; and the share of games won by six in each band of that value
-(:data:`VALUE_BANDS`).
+stood, how its lines met the other side's and what it threatened, and the terms that
+grow with the marbles pushed off; and the share of games won by six in each band of
+that value (:data:`VALUE_BANDS`).  With ``--terms`` it also prints the evaluation term
+by term (:func:`evaluation_terms`): the mean at ours' first traced move and at that
+ply, and at that ply in the games won by six and in the others.
 
 ``--from-gathering`` plays on from those positions (``--off``: only where ours had
 pushed off that many), the same plies left before the move limit: how often a robot
@@ -66,8 +69,10 @@ from abalone_pbm.robots.base import occupied_mask, push_kind  # noqa: E402
 from abalone_pbm.robots.bitmoves import EJECT, children  # noqa: E402
 from abalone_pbm.robots.duel import LIMIT_WIN, WIN_THRESHOLD  # noqa: E402
 from abalone_pbm.robots.weights import MATERIAL  # noqa: E402
+from abalone_pbm.robots.endgame import endgame_terms  # noqa: E402
 from abalone_pbm.robots.features import (  # noqa: E402
-    R1, R2, centre_sum, pushable)
+    R1, R2, WEIGHT_NAMES, centre_sum, current_weights, features, finish_term, pressure_term,
+    pushable)
 from abalone_pbm.rules import Board, Rules  # noqa: E402
 from abalone_pbm.rules.geometry import CENTRE  # noqa: E402
 from match_report import share_of_games_text  # noqa: E402
@@ -276,6 +281,65 @@ def print_by_value(paths: list[Path], ply: int, target: int = 6) -> None:
         print(f"  no value by then: {share_of_games_text(*found[None])}")
 
 
+#: The names of :func:`evaluation_terms`, in its order.
+TERM_NAMES: Final = (*WEIGHT_NAMES, "FINISH", "PRESSURE_AND_PUSHES", "CONTACT_AND_LEAD_CENTRE")
+
+
+def evaluation_terms(position: str) -> list[int]:
+    """The evaluation of a position for the side to move, term by term (they add up to
+    the search's static value): each fitted weight times its feature, then the
+    finishing, the pressure and push, and the endgame terms."""
+    board = Board(position, Rules(players=2))
+    seat = board.turn
+    me, op = board.marbles(seat), board.marbles(3 - seat)
+    mine, theirs = board.ejected(seat), board.ejected(3 - seat)
+    weights = current_weights()
+    fitted = [round(weights[name] * value)
+              for name, value in zip(WEIGHT_NAMES, features(me, op, mine, theirs))]
+    return [*fitted, finish_term(mine, theirs), pressure_term(me, op, mine, theirs),
+            endgame_terms(me, op, mine, theirs)]
+
+
+def term_means(paths: list[Path], ply: int, target: int = 6
+               ) -> tuple[int, int, list[tuple[float, float, float, float]]]:
+    """Over the games of the traces with a move of ours by ``ply``: (games, games won
+    by six, per term of :data:`TERM_NAMES` the mean at ours' first traced move, at its
+    last move by ``ply``, and at that move in the games won by six and in the others)."""
+    rows: list[tuple[list[int], list[int], bool]] = []
+    for path in paths:
+        for game, entries in trace_games(path).items():
+            try:
+                by_then = [entry for entry in entries if int(entry["ply"]) <= ply]
+                if by_then:
+                    rows.append((evaluation_terms(str(by_then[0]["position"])),
+                                 evaluation_terms(str(by_then[-1]["position"])),
+                                 _won_by_six(entries, target)))
+            except (KeyError, ValueError, TypeError) as error:
+                raise ValueError(f"{path}, game {game}: no entry of a trace ({error})") from None
+
+    def mean(values: list[int]) -> float:
+        return sum(values) / len(values) if values else float("nan")
+
+    means = [
+        (mean([first[i] for first, _, _ in rows]), mean([then[i] for _, then, _ in rows]),
+         mean([then[i] for _, then, six in rows if six]),
+         mean([then[i] for _, then, six in rows if not six]))
+        for i in range(len(TERM_NAMES))
+    ]
+    return len(rows), sum(six for _, _, six in rows), means
+
+
+def print_term_means(paths: list[Path], ply: int, target: int = 6) -> None:
+    games, won, means = term_means(paths, ply, target)
+    print(f"the evaluation's terms at ours' first traced move and its last by ply {ply}, "
+          f"mean of {games} games ({won} won by six):")
+    print(f"  {'term':24s} {'first':>7s} {'by then':>8s} {'change':>7s} {'by six':>7s} "
+          f"{'others':>7s}")
+    for name, (first, then, six, others) in zip(TERM_NAMES, means):
+        print(f"  {name:24s} {first:7.0f} {then:8.0f} {then - first:7.0f} {six:7.0f} "
+              f"{others:7.0f}")
+
+
 def starts_at_gathering(paths: list[Path], off: int | None = None) -> list[Start]:
     """Per game of the traces, the first position at our move where all the other
     side's marbles stood on :data:`GATHERED` cells (the group formed), when ours had
@@ -461,6 +525,9 @@ def main(argv: list[str] | None = None) -> int:
                              "stood at --value-ply (see the text); play nothing")
     parser.add_argument("--value-ply", type=int, default=30,
                         help="with --by-value: the ply of the value read (default 30)")
+    parser.add_argument("--terms", action="store_true",
+                        help="with --by-value: also the mean of each evaluation term "
+                             "then, in the games won by six and in the others")
     parser.add_argument("--from-gathering", nargs="+", default=None, metavar="TRACE",
                         help="play on from each game's position where the other side's "
                              "group formed (see --gathering)")
@@ -498,6 +565,8 @@ def main(argv: list[str] | None = None) -> int:
             parser.error("--value-ply is a ply of the game: 0 or more")
         try:
             print_by_value([Path(p) for p in args.by_value], args.value_ply)
+            if args.terms:
+                print_term_means([Path(p) for p in args.by_value], args.value_ply)
         except (OSError, ValueError, KeyError) as error:
             parser.error(f"--by-value reads traces of external_match.py --trace: {error}")
         return 0

@@ -135,19 +135,19 @@ centroid and e5) added for both sides at 40 a point, 7 of 16; the first two marb
 side loses costing it 600 less each once it has pushed off three (spare marbles, so
 that the leader takes the contact a break needs), 7 of 16.  Neither was kept.
 
-Earlier still than the group: how well placed our marbles stood by our own search's
-judgement decides most games before a marble is lost.  ``finish_probe.py --by-value``
-over 379 traced games (the value of our last move by ply 30 less 1000 a marble of
-lead): below -800, 15 of 120 won by six; -800 to 0, 33 of 91; 0 to 800, 41 of 70; 800
-and more, 73 of 98.  At ply 5, right after the four random opening moves, it already
-splits them (54 of 192 below 0, 108 of 187 from 0 up), and from ply 5 to 30 the value falls
-by 306 in the median game: Cotix, whose whole evaluation is its marbles' places, wins
-that race.  It is not a race of depth: our search at four times the time for the
-first 30 plies (2 s against 0.5 s, seeds 5 and 6, stopped after 13 games) won 3 by six
-and stood no better at ply 30 (3 of 15 traced games at 800 and more, 8 of 48 in the other
-runs of these seeds).  In the games that ended 0-0 to 2-0 at the limit our search
-valued its own position at -1200 to -2400 from ply 20 on, its marbles held on their
-home rows behind a wall of all fourteen of Cotix's.
+Earlier still than the group, by ply 30, most games are decided, and by the marbles
+taken, not by the centre.  ``finish_probe.py --by-value ... --terms`` over 435 traced
+games (the value of our last move by ply 30 less 1000 a marble of lead): below -800, 19
+of 139 won by six; -800 to 0, 37 of 102; 0 to 800, 47 of 84; 800 and more, 81 of 110.
+The centre term fell from -138 at our first move to -1394 at ply 30, Cotix taking the
+centre in every game, and stood the same in the games won by six and the others (-1374
+and -1409); what differs is 2.0 marbles off by ply 30 against 1.3, and the terms that
+grow with them (finishing, pressure and pushes: 1841 against 1064).  The random opening
+counts too: at our first move, no marble off, 62 of 222 games valued below 0 were won
+by six and 122 of 213 from 0 up.  Four times the time for our first 30 plies (2 s
+against 0.5 s, seeds 5 and 6, stopped after 13 games) won 3 by six.  In the games that
+ended 0-0 to 2-0 at the limit our search valued its own position at -1200 to -2400 from
+ply 20 on, its marbles held on their home rows behind a wall of all fourteen of Cotix's.
 """
 
 from __future__ import annotations

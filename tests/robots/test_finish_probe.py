@@ -171,6 +171,40 @@ def test_by_value_counts_games_by_how_well_placed_ours_stood(
     assert "--by-value reads traces of external_match.py --trace" in capsys.readouterr().err
 
 
+def test_the_terms_add_up_to_the_search_evaluation() -> None:
+    from abalone_pbm.robots.endgame import evaluation
+
+    entries, _ = _trace(90, seed=3)
+    assert any(entry["mine"] or entry["theirs"] for entry in entries)
+    for entry in entries:
+        board = Board(str(entry["position"]), Rules(players=2))
+        me, op = board.marbles(board.turn), board.marbles(3 - board.turn)
+        value = evaluation(me, op, board.ejected(board.turn), board.ejected(3 - board.turn))[0]
+        terms = fp.evaluation_terms(str(entry["position"]))
+        assert len(terms) == len(fp.TERM_NAMES)
+        assert abs(sum(terms) - value) <= len(fp.WEIGHT_NAMES)  # each fitted term rounded
+
+
+def test_term_means_split_the_games_won_by_six_from_the_others(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    entries, _ = _trace(60, seed=4)
+    won = [dict(entry, game=0, value=0) for entry in entries]
+    won[-1] = dict(won[-1], mine=5, kind="eject")
+    lost = [dict(entry, game=1, value=0) for entry in entries[:10]]
+    trace = tmp_path / "t.jsonl"
+    trace.write_text("".join(json.dumps(entry) + "\n" for entry in won + lost))
+    games, by_six, means = fp.term_means([trace], 30)
+    assert (games, by_six) == (2, 1)
+    last_by_30 = [entry for entry in entries if int(entry["ply"]) <= 30][-1]
+    first, then, six, others = means[fp.TERM_NAMES.index("CENTRE")]
+    assert six == fp.evaluation_terms(str(last_by_30["position"]))[fp.TERM_NAMES.index("CENTRE")]
+    assert first == fp.evaluation_terms(str(entries[0]["position"]))[fp.TERM_NAMES.index("CENTRE")]
+    assert then == (six + others) / 2
+    assert fp.main(["--by-value", str(trace), "--terms"]) == 0
+    out = capsys.readouterr().out
+    assert "mean of 2 games (1 won by six)" in out and "CONTACT_AND_LEAD_CENTRE" in out
+
+
 def test_starts_at_gathering_pick_each_games_first_gathered_position(tmp_path: Path) -> None:
     spread = Board.from_layout("standard", Rules(players=2))
     # Seat 2's marbles all within two steps of e5: a gathered group, seat 1 to move.
