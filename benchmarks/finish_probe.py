@@ -88,7 +88,8 @@ CORE_CELLS: Final = R1 | (1 << CENTRE)
 GATHERED: Final = CORE_CELLS | R2
 #: The bounds of ``--by-value``'s bands of a position's value less its lead on marbles.
 VALUE_BANDS: Final = (-800, 0, 800)
-#: Values this far from 0 are results (on the move limit, or forced), not placements.
+#: Values this far from 0 are results (on the move limit, or forced), not judgements of
+#: a position.
 _RESULT_VALUES: Final = LIMIT_WIN - 10_000
 
 
@@ -521,8 +522,9 @@ def main(argv: list[str] | None = None) -> int:
                         help="pool traces: the share won by six by the marbles pushed off "
                              "when the other side's group formed; play nothing")
     parser.add_argument("--by-value", nargs="+", default=None, metavar="TRACE",
-                        help="pool traces: the share won by six by how well placed ours "
-                             "stood at --value-ply (see the text); play nothing")
+                        help="pool traces: the share won by six by ours' value at "
+                             "--value-ply less 1000 a marble of lead (see the text); "
+                             "play nothing")
     parser.add_argument("--value-ply", type=int, default=30,
                         help="with --by-value: the ply of the value read (default 30)")
     parser.add_argument("--terms", action="store_true",
@@ -560,6 +562,8 @@ def main(argv: list[str] | None = None) -> int:
             # A missing file, a line that is no JSON, an entry without its fields.
             parser.error(f"--gathering reads traces of external_match.py --trace: {error}")
         return 0
+    if args.terms and not args.by_value:
+        parser.error("--terms goes with --by-value")
     if args.by_value:
         if args.value_ply < 0:
             parser.error("--value-ply is a ply of the game: 0 or more")

@@ -203,6 +203,9 @@ def test_term_means_split_the_games_won_by_six_from_the_others(
     assert fp.main(["--by-value", str(trace), "--terms"]) == 0
     out = capsys.readouterr().out
     assert "mean of 2 games (1 won by six)" in out and "CONTACT_AND_LEAD_CENTRE" in out
+    with pytest.raises(SystemExit):
+        fp.main(["--gathering", str(trace), "--terms"])
+    assert "--terms goes with --by-value" in capsys.readouterr().err
 
 
 def test_starts_at_gathering_pick_each_games_first_gathered_position(tmp_path: Path) -> None:
