@@ -552,6 +552,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--cotix-src", default=None)
     parser.add_argument("--cache-dir", default=str(DEFAULT_CACHE))
     args = parser.parse_args(argv)
+    if args.terms and not args.by_value:
+        parser.error("--terms goes with --by-value")
     if args.analyse:
         analyse(Path(args.analyse), args.movelimit)
         return 0
@@ -562,8 +564,6 @@ def main(argv: list[str] | None = None) -> int:
             # A missing file, a line that is no JSON, an entry without its fields.
             parser.error(f"--gathering reads traces of external_match.py --trace: {error}")
         return 0
-    if args.terms and not args.by_value:
-        parser.error("--terms goes with --by-value")
     if args.by_value:
         if args.value_ply < 0:
             parser.error("--value-ply is a ply of the game: 0 or more")
