@@ -149,7 +149,10 @@ against 0.5 s, seeds 5 and 6, stopped after 13 games) won 3 by six and took fewe
 marbles by ply 30 (1.3 against 1.7 in the other runs of those seeds) while losing less
 of the centre; four times the time for the whole game took 1.9 and won 10 and 11 of 16.  Caring less
 for the centre so as to take more (the fitted centre weight halved, seeds 5 and 6) took
-no more (1.7), lost more of the centre and won 5 of 16 by six.  In the games that
+no more (1.7), lost more of the centre and won 5 of 16 by six.  From the first position
+of 24 traced games where we led by five, the sixth was pushed off in 19, and in the same
+19 with the threatening moves tried four plies deep in quiescence instead of two
+(:data:`~abalone_pbm.robots.duel.CHECK_PLIES`).  In the games that
 ended 0-0 to 2-0 at the limit our search valued its own position at -1200 to -2400 from
 ply 20 on, its marbles held on their home rows behind a wall of all fourteen of Cotix's.
 """
