@@ -4,7 +4,7 @@
     python benchmarks/finish_probe.py --analyse t.jsonl
     python benchmarks/finish_probe.py --gathering t1.jsonl t2.jsonl ...
     python benchmarks/finish_probe.py --by-value t1.jsonl t2.jsonl ... [--value-ply 30] [--terms]
-    python benchmarks/finish_probe.py --trace t.jsonl --lead 3 --budget 1
+    python benchmarks/finish_probe.py --trace t1.jsonl [t2.jsonl ...] --lead 3 --budget 1
     python benchmarks/finish_probe.py --from-gathering t1.jsonl t2.jsonl --off 4 --budget 1
     python benchmarks/finish_probe.py --position "....1/...111/... 1 5,0" --ply 110
 
@@ -126,6 +126,16 @@ def starts_from_trace(path: Path, lead: int, room: int, movelimit: int) -> list[
             continue
         found[game] = Start(game, int(entry["ply"]), str(entry["position"]))
     return [found[g] for g in sorted(found)]
+
+
+def starts_from_traces(paths: list[Path], lead: int, room: int, movelimit: int) -> list[Start]:
+    """:func:`starts_from_trace` of each trace: one trace keeps its games' numbers,
+    several are numbered on across them in the order given."""
+    found = [start for path in paths
+             for start in starts_from_trace(path, lead, room, movelimit)]
+    if len(paths) == 1:
+        return found
+    return [Start(number, start.ply, start.position) for number, start in enumerate(found)]
 
 
 def wins_within(me: int, op: int, mine: int, theirs: int, moves: int, target: int) -> bool:
@@ -515,7 +525,9 @@ def play_out(start: Start, ours: str, engine: CotixEngine, budget: float, moveli
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--ours", default="boulder", choices=sorted(ENGINES))
-    parser.add_argument("--trace", default=None, help="a trace of external_match.py --trace")
+    parser.add_argument("--trace", nargs="+", default=None, metavar="TRACE",
+                        help="traces of external_match.py --trace: play on from each "
+                             "game's first position where ours leads by --lead")
     parser.add_argument("--analyse", default=None, metavar="TRACE",
                         help="say what the search saw in a trace, and play nothing")
     parser.add_argument("--gathering", nargs="+", default=None, metavar="TRACE",
@@ -577,7 +589,11 @@ def main(argv: list[str] | None = None) -> int:
     apply_weight_options(parser, args)
     starts = [Start(i, args.ply, p) for i, p in enumerate(args.position)]
     if args.trace:
-        starts += starts_from_trace(Path(args.trace), args.lead, args.room, args.movelimit)
+        try:
+            starts += starts_from_traces([Path(p) for p in args.trace], args.lead, args.room,
+                                         args.movelimit)
+        except (OSError, ValueError, KeyError, TypeError) as error:
+            parser.error(f"--trace reads traces of external_match.py --trace: {error}")
     if args.from_gathering:
         try:
             starts += starts_at_gathering([Path(p) for p in args.from_gathering], args.off)

@@ -208,6 +208,27 @@ def test_term_means_split_the_games_won_by_six_from_the_others(
     assert "--terms goes with --by-value" in capsys.readouterr().err
 
 
+def test_starts_from_several_traces_are_numbered_across_them(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    entries, _ = _trace(40, seed=6)
+
+    def lead_at(ply: int, game: int) -> str:
+        return "".join(json.dumps(dict(entry, game=game, mine=3 if entry["ply"] >= ply else 0))
+                       + "\n" for entry in entries)
+
+    one, two = tmp_path / "one.jsonl", tmp_path / "two.jsonl"
+    one.write_text(lead_at(10, 0) + lead_at(20, 1))
+    two.write_text(lead_at(30, 0))
+    alone = fp.starts_from_traces([two], 2, 30, 150)
+    assert [(s.game, s.ply) for s in alone] == [(0, 30)]
+    both = fp.starts_from_traces([one, two], 2, 30, 150)
+    assert [(s.game, s.ply) for s in both] == [(0, 10), (1, 20), (2, 30)]
+    assert both[2].position == alone[0].position
+    with pytest.raises(SystemExit):
+        fp.main(["--trace", str(one), str(tmp_path / "missing.jsonl")])
+    assert "--trace reads traces of external_match.py --trace" in capsys.readouterr().err
+
+
 def test_starts_at_gathering_pick_each_games_first_gathered_position(tmp_path: Path) -> None:
     spread = Board.from_layout("standard", Rules(players=2))
     # Seat 2's marbles all within two steps of e5: a gathered group, seat 1 to move.
