@@ -147,8 +147,8 @@ counts too: at our first move, no marble off, 62 of 222 games valued below 0 wer
 by six and 122 of 213 from 0 up.  Four times the time for our first 30 plies (2 s
 against 0.5 s, seeds 5 and 6, stopped after 13 games) won 3 by six and took fewer
 marbles by ply 30 (1.3 against 1.7 in the other runs of those seeds) while losing less
-of the centre; four times the time for the whole game took 1.9 and won 10 and 11 of 16.  Caring less
-for the centre so as to take more (the fitted centre weight halved, seeds 5 and 6) took
+of the centre; four and eight times the time for the whole game took 1.9 and won 11 and
+10 of 16.  Caring less for the centre so as to take more (the fitted centre weight halved, seeds 5 and 6) took
 no more (1.7), lost more of the centre and won 5 of 16 by six.  From the first position
 of 24 traced games where we led by five, the sixth was pushed off in 19, and in the same
 19 with the threatening moves tried four plies deep in quiescence instead of two
