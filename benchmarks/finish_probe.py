@@ -56,7 +56,7 @@ from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Final
+from typing import Any, Final, TypeVar
 
 BENCHMARKS = Path(__file__).resolve().parent
 REPO = BENCHMARKS.parent
@@ -86,6 +86,7 @@ CORE_CELLS: Final = R1 | (1 << CENTRE)
 #: e5 and the cells one and two steps from it: where the other side's last marbles
 #: gather into a group that is not broken again.
 GATHERED: Final = CORE_CELLS | R2
+T = TypeVar("T")
 #: The bounds of ``--by-value``'s bands of a position's value less its lead on marbles.
 VALUE_BANDS: Final = (-800, 0, 800)
 #: Values this far from 0 are results (on the move limit, or forced), not judgements of
@@ -259,15 +260,10 @@ def _shares_by(paths: list[Path], key_of: Callable[[list[dict[str, Any]]], int |
                target: int) -> dict[int | None, tuple[int, int]]:
     """(Games won by six, games) of the traces by ``key_of`` each game's entries."""
     found: dict[int | None, tuple[int, int]] = {}
-    for path in paths:
-        for game, entries in trace_games(path).items():
-            try:
-                key = key_of(entries)
-                by_six = _won_by_six(entries, target)
-            except (KeyError, ValueError, TypeError) as error:
-                raise ValueError(f"{path}, game {game}: no entry of a trace ({error})") from None
-            won, played = found.get(key, (0, 0))
-            found[key] = (won + by_six, played + 1)
+    for _path, _game, _entries, (key, by_six) in _read_games(
+            paths, lambda entries: (key_of(entries), _won_by_six(entries, target))):
+        won, played = found.get(key, (0, 0))
+        found[key] = (won + by_six, played + 1)
     return found
 
 
@@ -316,17 +312,14 @@ def term_means(paths: list[Path], ply: int, target: int = 6
     """Over the games of the traces with a move of ours by ``ply``: (games, games won
     by six, per term of :data:`TERM_NAMES` the mean at ours' first traced move, at its
     last move by ``ply``, and at that move in the games won by six and in the others)."""
-    rows: list[tuple[list[int], list[int], bool]] = []
-    for path in paths:
-        for game, entries in trace_games(path).items():
-            try:
-                by_then = [entry for entry in entries if int(entry["ply"]) <= ply]
-                if by_then:
-                    rows.append((evaluation_terms(str(by_then[0]["position"])),
-                                 evaluation_terms(str(by_then[-1]["position"])),
-                                 _won_by_six(entries, target)))
-            except (KeyError, ValueError, TypeError) as error:
-                raise ValueError(f"{path}, game {game}: no entry of a trace ({error})") from None
+    def row(entries: list[dict[str, Any]]) -> tuple[list[int], list[int], bool] | None:
+        by_then = [entry for entry in entries if int(entry["ply"]) <= ply]
+        if not by_then:
+            return None
+        return (evaluation_terms(str(by_then[0]["position"])),
+                evaluation_terms(str(by_then[-1]["position"])), _won_by_six(entries, target))
+
+    rows = [found for _, _, _, found in _read_games(paths, row) if found is not None]
 
     def mean(values: list[int]) -> float:
         return sum(values) / len(values) if values else float("nan")
@@ -373,14 +366,21 @@ def _gatherings(paths: list[Path]) -> Iterator[
         tuple[Path, int, list[dict[str, Any]], dict[str, Any] | None]]:
     """Per game of the traces: (its trace, its number, its entries, the first entry where
     all the other side's marbles stood on :data:`GATHERED` cells, None: never)."""
+    return _read_games(paths, _first_gathered)
+
+
+def _read_games(paths: list[Path], read: Callable[[list[dict[str, Any]]], T]
+                ) -> Iterator[tuple[Path, int, list[dict[str, Any]], T]]:
+    """Per game of the traces: (its trace, its number, its entries, ``read`` of them); an
+    entry ``read`` cannot take is refused with the trace and the game it is in."""
     for path in paths:
         for game, entries in trace_games(path).items():
             try:
-                formed = _first_gathered(entries)
-            except (KeyError, ValueError) as error:
+                found = read(entries)
+            except (KeyError, ValueError, TypeError) as error:
                 raise ValueError(f"{path}, game {game}: no entry of a trace ({error})"
                                  ) from None
-            yield path, game, entries, formed
+            yield path, game, entries, found
 
 
 def _first_gathered(entries: list[dict[str, Any]]) -> dict[str, Any] | None:
