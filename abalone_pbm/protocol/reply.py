@@ -195,10 +195,9 @@ def subject_action(subject: str, board: int, userids: Iterable[str]) -> ReplyAct
     if found is None or whole_number(found.group(1)) != board:
         return None
     head = SUBJECT_PREFIX_RE.sub("", text[: found.start()]).strip()
-    if _head_end(head) == len(head):
-        head = ""  # what a mail program or system put first ("Odp:", "[EXTERNAL] Re:")
-    # The prefixes of the board mail's Subject when the move was typed before them
-    # ("c3-c5,d4 Odp: Abalone Board 101").
+    # The prefixes and tags a mail program or system put on the board mail's Subject
+    # ("Odp:", "[EXTERNAL] Re:"), also after a move typed before them ("c3-c5,d4 Odp:
+    # Abalone Board 101").
     head = head[:_heads_start(head)].strip().strip(_SUBJECT_MARKS).strip()
     names = {userid.lower() for userid in userids}
     tail_words = text[found.end():].split()
