@@ -525,7 +525,7 @@ def parse_command(subject: str, body: str = "") -> Command:
     ``message``, ``broadcast``, ``abalone chat``); for every other command the body is a
     comment, see :func:`extract_comment`.  Raises :class:`CommandSyntaxError`.
     """
-    words, lowered, spec = _command_words(strip_subject_prefixes(subject))
+    words, lowered, spec = _words_as_they_stand(command_line(subject))
     if not words:
         raise CommandSyntaxError(
             "The Subject of your mail holds no command", COMMANDS["help"].syntax
@@ -544,12 +544,6 @@ def command_line(subject: str) -> str:
     return _reading(strip_subject_prefixes(subject))
 
 
-def _command_words(line: str) -> tuple[list[str], list[str], CommandSpec | None]:
-    """The words of a command line, lower-cased, and the command they name (None: no
-    command; then the words are those of the line as it stands)."""
-    return _words_as_they_stand(_reading(line))
-
-
 def _reading(line: str) -> str:
     """The line as it stands when it names a command; else what follows a head in front
     of a command (or of a command's first word); else the line as it stands."""
@@ -560,6 +554,7 @@ def _reading(line: str) -> str:
 
 
 def _words_as_they_stand(line: str) -> tuple[list[str], list[str], CommandSpec | None]:
+    """The words of a line, lower-cased, and the command they name (None: none)."""
     words = line.split()
     lowered = [word.lower() for word in words]
     spec = match_spec(lowered)
