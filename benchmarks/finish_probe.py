@@ -117,16 +117,14 @@ class Outcome:
 
 def starts_from_trace(path: Path, lead: int, room: int, movelimit: int) -> list[Start]:
     """Per game of the trace, the first position of ours leading by ``lead`` or more."""
-    found: dict[int, Start] = {}
-    for line in path.read_text().splitlines():
-        entry = json.loads(line)
-        game = int(entry["game"])
-        if game in found or entry["mine"] - entry["theirs"] < lead:
-            continue
-        if entry["ply"] + room > movelimit:
-            continue
-        found[game] = Start(game, int(entry["ply"]), str(entry["position"]))
-    return [found[g] for g in sorted(found)]
+    def first_lead(entries: list[dict[str, Any]]) -> dict[str, Any] | None:
+        return next((entry for entry in entries
+                     if int(entry["mine"]) - int(entry["theirs"]) >= lead
+                     and int(entry["ply"]) + room <= movelimit), None)
+
+    found = sorted((game, entry) for _, game, _, entry in _read_games([path], first_lead)
+                   if entry is not None)
+    return [Start(game, int(entry["ply"]), str(entry["position"])) for game, entry in found]
 
 
 def starts_from_traces(paths: list[Path], lead: int, room: int, movelimit: int) -> list[Start]:
