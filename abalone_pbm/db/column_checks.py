@@ -11,9 +11,9 @@ the backstop that keeps the two databases from behaving differently.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
-from sqlalchemy import Integer, String, event
+from sqlalchemy import Integer, String, Table, event
 from sqlalchemy.orm import Mapper
 
 from ..values import INTEGER_MAX, INTEGER_MIN, ValueFreeError
@@ -57,7 +57,8 @@ def check_row(mapper: Mapper[Any], target: Any) -> None:
         for column in attribute.columns:
             problem = column_value_problem(column.type, value)
             if problem is not None:
-                raise ColumnValueError(f"{column.table.name}.{column.name}: value {problem}")
+                table = cast(Table, column.table)
+                raise ColumnValueError(f"{table.name}.{column.name}: value {problem}")
 
 
 def check_values(table: Any, values: dict[str, Any]) -> None:

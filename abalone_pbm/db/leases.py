@@ -24,8 +24,10 @@ import secrets
 import socket
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from typing import Any, cast
 
 from sqlalchemy import delete, select, update
+from sqlalchemy.engine import CursorResult
 from sqlalchemy.orm import Session
 
 from .models import MailSender
@@ -106,9 +108,9 @@ class ProcessIdentity:
 
 def beat(session: Session, me: ProcessIdentity, now: datetime, started_at: datetime) -> None:
     """Record that ``me`` is alive at ``now`` (inserting its row the first time)."""
-    changed = session.execute(
+    changed = cast(CursorResult[Any], session.execute(
         update(MailSender).where(MailSender.owner == me.owner).values(heartbeat_at=now)
-    ).rowcount
+    )).rowcount
     if not changed:
         session.add(MailSender(owner=me.owner, host=me.host[:255], pid=me.pid,
                                started_at=started_at, heartbeat_at=now))

@@ -21,9 +21,9 @@ from email.message import EmailMessage
 from email.utils import getaddresses
 
 from sqlalchemy import (
-    Engine, Select, and_, bindparam, func, insert, inspect, or_, select, text, update,
+    Engine, Select, Table, and_, bindparam, func, insert, inspect, or_, select, text, update,
 )
-from sqlalchemy.engine import Result
+from sqlalchemy.engine import CursorResult, Result
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm.exc import StaleDataError
 from sqlalchemy.sql.expression import Executable
@@ -154,7 +154,7 @@ def _sender_key(envelope_from: str | None) -> str:
     return f"{local.split('+', 1)[0] or local}@{domain}" if at else bare
 
 
-_INBOX = InboxMail.__table__
+_INBOX = cast(Table, InboxMail.__table__)
 
 #: The hot path's statements are built once (building one costs several times more
 #: than running it); values come as bound parameters.
@@ -431,7 +431,7 @@ class Handoff:
 #: The ``Session.info`` key of a ``Handoff``.
 HANDOFF = "abalone_pbm.outbox_handoff"
 
-_OUTBOX = OutboxMail.__table__
+_OUTBOX = cast(Table, OutboxMail.__table__)
 _INSERT_OUTBOX = insert(_OUTBOX).returning(_OUTBOX.c.id, sort_by_parameter_order=True)
 
 
@@ -559,12 +559,12 @@ def record_sent(session: Session, ids: Sequence[int], now: datetime) -> int:
     """Mark these pending mails sent (one UPDATE); returns how many were pending."""
     if not ids:
         return 0
-    result = session.execute(
+    result = cast(CursorResult[Any], session.execute(
         update(_OUTBOX)
         .where(_OUTBOX.c.id.in_(list(ids)), _OUTBOX.c.status == "pending")
         .values(status="sent", sent_at=_utc(now), attempts=_OUTBOX.c.attempts + 1,
                 lease_owner=None)
-    )
+    ))
     return int(result.rowcount or 0)
 
 
@@ -759,9 +759,9 @@ def write_game(session: Session, game: Game, values: dict[str, Any]) -> None:
                               "version": bindparam("new_version")}))
         _GAME_UPDATES[names] = statement
     old_version = game.version
-    result = session.execute(statement, {**values, "game_id": game.id,
-                                         "old_version": old_version,
-                                         "new_version": old_version + 1})
+    result = cast(CursorResult[Any], session.execute(
+        statement, {**values, "game_id": game.id, "old_version": old_version,
+                    "new_version": old_version + 1}))
     if result.rowcount != 1:
         raise StaleDataError(f"game {game.number}: changed by another transaction "
                              f"(version {old_version} expected)")
@@ -772,7 +772,7 @@ def write_game(session: Session, game: Game, values: dict[str, Any]) -> None:
     note_robot_turn(session, game)
 
 
-_GAMES = Game.__table__
+_GAMES = cast(Table, Game.__table__)
 #: The UPDATE of each set of columns ``write_game`` wrote (few: the move's).
 _GAME_UPDATES: dict[tuple[str, ...], Executable] = {}
 

@@ -23,10 +23,11 @@ the mail context (``limits`` builds the policies on it, ``context`` its outgoing
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from typing import cast
 from datetime import datetime, timedelta
 from email.message import EmailMessage, Message
 
-from sqlalchemy import bindparam, delete, func, insert, or_, select
+from sqlalchemy import Table, bindparam, delete, func, insert, or_, select
 from sqlalchemy.orm import Session
 
 from ..config import Settings
@@ -76,7 +77,7 @@ def when(moment: datetime) -> str:
 
 
 # ------------------------------------------------------------------------ counting
-_EVENTS = RateEvent.__table__
+_EVENTS = cast(Table, RateEvent.__table__)
 _ADDRESSES = Address.__table__
 # Built once: the worker counts and records events for every mail.
 _COUNT = select(func.count(_EVENTS.c.id)).where(

@@ -6,6 +6,7 @@ others (of the opposing side in team games); winners score 1, losers 0, a draw 1
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 START_RATING = 1600.0
@@ -26,7 +27,7 @@ class RatingChange:
 
 
 def expected_score(rating: float, opponent: float) -> float:
-    return 1.0 / (1.0 + 10.0 ** ((opponent - rating) / 400.0))
+    return 1.0 / (1.0 + math.pow(10.0, (opponent - rating) / 400.0))
 
 
 def new_rating(rating: float, games: int, opponent: float, score: float) -> float:

@@ -36,9 +36,7 @@ from ..tournaments.standings import TIE_BREAK_LINES, half
 from .context import CommandError, MailContext
 from .unsubscribe import Unsubscription
 from .games import GameOptions, parse_options, winners_of
-from .tournament_games import (  # noqa: F401 (tournament_of_game: here too)
-    ROUND_KEY, TOURNAMENT_KEY, Ending, tournament_of_game,
-)
+from .tournament_games import ROUND_KEY, TOURNAMENT_KEY, Ending
 from .views import when as _when
 from . import turns
 

@@ -17,7 +17,7 @@ from ..games import GameOptions, load_board, new_reply_token, recent_moves, star
 from ..mails import player_mails
 from ..views import board_page, game_view
 from ..queries import authenticate_for, load_game, observers_of, player_seat, require_active
-from ..tournaments import tournament_of_game
+from ..tournament_games import tournament_of_game
 from ..turns import after_move, resign_seat
 
 
