@@ -4,6 +4,7 @@
     python benchmarks/finish_probe.py --analyse t.jsonl
     python benchmarks/finish_probe.py --gathering t1.jsonl t2.jsonl ...
     python benchmarks/finish_probe.py --by-value t1.jsonl t2.jsonl ... [--value-ply 30] [--terms]
+    python benchmarks/finish_probe.py --positions t1.jsonl ... --out p.csv [--limit-result 0.5]
     python benchmarks/finish_probe.py --trace t1.jsonl [t2.jsonl ...] --lead 3 --budget 1
     python benchmarks/finish_probe.py --from-gathering t1.jsonl t2.jsonl --off 4 --budget 1
     python benchmarks/finish_probe.py --position "....1/...111/... 1 5,0" --ply 110
@@ -31,6 +32,11 @@ that value (:data:`VALUE_BANDS`).  With ``--terms`` it also prints the evaluatio
 by term (:func:`evaluation_terms`): the mean at ours' first traced move and at that
 ply, and at that ply in the games won by six and in the others.
 
+``--positions`` writes the traced positions of ours as rows for ``tools/fit_weights.py``,
+each labelled with how its game ended for ours (won by six 1, at the move limit
+``--limit-result``, lost 0): the evaluation fitted to what predicts finishing against the
+engine rather than to self-play results.
+
 ``--from-gathering`` plays on from those positions (``--off``: only where ours had
 pushed off that many), the same plies left before the move limit: how often a robot
 breaks a group once it has formed, measured apart from the rest of the game.
@@ -48,6 +54,7 @@ how often a move returned to a position of the game.
 from __future__ import annotations
 
 import argparse
+import csv
 import json
 import random
 import sys
@@ -397,6 +404,40 @@ def evenly_spread(starts: list[Start], count: int) -> list[Start]:
     return [starts[int(i * step)] for i in range(count)]
 
 
+#: The columns ``--positions`` writes (read by :func:`abalone_pbm.robots.tuning.load_samples`).
+POSITION_COLUMNS: Final = ("position", "result", "end", "ply", "game")
+
+
+def position_rows(paths: list[Path], limit_result: float, movelimit: int,
+                  target: int = 6) -> Iterator[tuple[str, float, str, int, str]]:
+    """Each traced position of ours, labelled for ``tools/fit_weights.py`` with how the
+    game ended for ours: 1 when it pushed off the target, ``limit_result`` when the game
+    ran to the move limit, 0 when it ended earlier without that (the other side's win:
+    a trace has only ours' moves)."""
+    def label(entries: list[dict[str, Any]]) -> tuple[float, str]:
+        if _won_by_six(entries, target):
+            return 1.0, "target"
+        if int(entries[-1]["ply"]) + 2 >= movelimit:
+            return limit_result, "limit"
+        return 0.0, "target"
+
+    # Games are numbered on across the traces, so that each keeps its own number.
+    for number, (_, _, entries, (result, end)) in enumerate(_read_games(paths, label)):
+        for entry in entries:
+            yield str(entry["position"]), result, end, int(entry["ply"]), str(number)
+
+
+def write_positions(paths: list[Path], out: Path, limit_result: float, movelimit: int
+                    ) -> tuple[int, int]:
+    """Write :func:`position_rows` to ``out`` as CSV: (positions, games)."""
+    rows = list(position_rows(paths, limit_result, movelimit))
+    with out.open("w", newline="") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(POSITION_COLUMNS)
+        writer.writerows(rows)
+    return len(rows), len({row[-1] for row in rows})
+
+
 def print_gathering(paths: list[Path], target: int = 6) -> None:
     found = gathering(paths, target)
     print("won by six, by the marbles pushed off when all the other side's marbles first "
@@ -540,6 +581,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--terms", action="store_true",
                         help="with --by-value: also the mean of each evaluation term "
                              "then, in the games won by six and in the others")
+    parser.add_argument("--positions", nargs="+", default=None, metavar="TRACE",
+                        help="write the traces' positions of ours, labelled with how each "
+                             "game ended, to --out for tools/fit_weights.py; play nothing")
+    parser.add_argument("--out", default=None, metavar="CSV",
+                        help="with --positions: the file to write")
+    parser.add_argument("--limit-result", type=float, default=0.5,
+                        help="with --positions: the label of a game that ran to the move "
+                             "limit (default 0.5; won by six is 1, lost 0)")
     parser.add_argument("--from-gathering", nargs="+", default=None, metavar="TRACE",
                         help="play on from each game's position where the other side's "
                              "group formed (see --gathering)")
@@ -573,6 +622,18 @@ def main(argv: list[str] | None = None) -> int:
         except (OSError, ValueError, KeyError) as error:
             # A missing file, a line that is no JSON, an entry without its fields.
             parser.error(f"--gathering reads traces of external_match.py --trace: {error}")
+        return 0
+    if args.positions:
+        if args.out is None:
+            parser.error("--positions writes to --out CSV: give it")
+        if not 0.0 <= args.limit_result <= 1.0:
+            parser.error("--limit-result is a result between 0 (lost) and 1 (won)")
+        try:
+            count, games = write_positions([Path(p) for p in args.positions], Path(args.out),
+                                           args.limit_result, args.movelimit)
+        except (OSError, ValueError, KeyError) as error:
+            parser.error(f"--positions reads traces of external_match.py --trace: {error}")
+        print(f"wrote {count} positions of {games} games to {args.out}")
         return 0
     if args.by_value:
         if args.value_ply < 0:

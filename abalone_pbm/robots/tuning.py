@@ -101,8 +101,9 @@ def sample_from_position(text: str, result: float, end: str | None, game: int) -
 
 def load_samples(path: Path) -> list[Sample]:
     """The rows of ``tools/selfplay_positions.py`` (with or without the ``end`` and
-    ``ply`` columns of its older versions).  A game starts where the ply does not
-    follow on, or, without plies, where fewer marbles are pushed off than before."""
+    ``ply`` columns of its older versions) or of ``finish_probe.py --positions``.  A
+    ``game`` column names each row's game; without it a game starts where the ply does
+    not follow on, or, without plies, where fewer marbles are pushed off than before."""
     samples: list[Sample] = []
     with path.open() as handle:
         reader = csv.DictReader(handle)
@@ -112,16 +113,22 @@ def load_samples(path: Path) -> list[Sample]:
         game = 0
         last_ply: int | None = None
         last_pushed_off = -1
+        last_key: str | None = None
         for row in reader:
             sample = sample_from_position(
                 row["position"], float(row["result"]), row.get("end") or None, game
             )
             ply = int(row["ply"]) if row.get("ply") else None
             pushed_off = sample.mine + sample.theirs
-            new_game = (
-                (ply is not None and last_ply is not None and ply != last_ply + 1)
-                or (ply is None and pushed_off < last_pushed_off)
-            )
+            key = row.get("game")
+            if key is not None:
+                new_game = last_key is not None and key != last_key
+                last_key = key
+            else:
+                new_game = (
+                    (ply is not None and last_ply is not None and ply != last_ply + 1)
+                    or (ply is None and pushed_off < last_pushed_off)
+                )
             if new_game and samples:
                 game += 1
                 sample = Sample(sample.me, sample.op, sample.mine, sample.theirs,

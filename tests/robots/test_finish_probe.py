@@ -11,6 +11,7 @@ import pytest
 
 from tests.scripts import load_script
 
+from abalone_pbm.robots import tuning
 from abalone_pbm.robots.base import occupied_mask, push_kind
 from abalone_pbm.robots.features import hex_distance
 from abalone_pbm.rules import Board, Rules
@@ -271,3 +272,44 @@ def test_a_weights_file_that_is_no_set_of_weights_is_refused_with_why(
     with pytest.raises(SystemExit):
         fp.main(["--weights", str(path), "--position", "x"])
     assert f"--weights {path}:" in capsys.readouterr().err
+
+
+def test_positions_are_labelled_with_how_each_game_ended_and_read_back_by_game(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    ours, theirs = ["a1", "a2", "a3", "b1", "b2"], ["e5", "e6", "d4"]
+
+    def entry(game: int, ply: int, mine: int, kind: str) -> str:
+        return json.dumps({"game": game, "ply": ply, "seat": 1, "mine": mine, "theirs": 0,
+                           "position": _position(ours, theirs, (mine, 0)), "kind": kind,
+                           "move": None}) + "\n"
+
+    one = tmp_path / "one.jsonl"
+    one.write_text(
+        entry(0, 10, 4, "quiet") + entry(0, 40, 5, "eject")       # won by six
+        + entry(1, 10, 1, "quiet") + entry(1, 148, 2, "quiet"))   # ran to the limit
+    two = tmp_path / "two.jsonl"
+    # Game 0 again in another trace (another game), ended early without our sixth: lost.
+    two.write_text(entry(0, 10, 0, "quiet") + entry(0, 60, 0, "push"))
+    out = tmp_path / "positions.csv"
+    assert fp.main(["--positions", str(one), str(two), "--out", str(out),
+                    "--limit-result", "0.25"]) == 0
+    assert "wrote 6 positions of 3 games" in capsys.readouterr().out
+    samples = tuning.load_samples(out)
+    assert [(s.result, s.end, s.game) for s in samples] == [
+        (1.0, "target", 0), (1.0, "target", 0), (0.25, "limit", 1), (0.25, "limit", 1),
+        (0.0, "target", 2), (0.0, "target", 2)]
+    assert [s.mine for s in samples] == [4, 5, 1, 2, 0, 0]
+
+
+@pytest.mark.parametrize("options, says", [
+    ([], "--positions writes to --out CSV"),
+    (["--out", "x.csv", "--limit-result", "2"], "--limit-result is a result between"),
+])
+def test_positions_refuse_a_missing_file_or_label(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], options: list[str], says: str
+) -> None:
+    trace = tmp_path / "t.jsonl"
+    trace.write_text("")
+    with pytest.raises(SystemExit) as stop:
+        fp.main(["--positions", str(trace), *options])
+    assert stop.value.code == 2 and says in capsys.readouterr().err
