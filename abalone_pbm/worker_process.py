@@ -139,6 +139,13 @@ class WorkerProcess:
         #: Requests the worker has not answered yet, by number.
         self._asked: dict[int, _Asked] = {}
         self._last_request = 0
+        #: Whether a request went unanswered in its wait and no answer came since.
+        self._stalled = False
+
+    @property
+    def stalled(self) -> bool:
+        """Whether a request went unanswered in its wait and no answer came since."""
+        return self._stalled
 
     @property
     def pid(self) -> int | None:
@@ -191,6 +198,7 @@ class WorkerProcess:
             self._wake_fd = wake_write
             self._news_fd = news_read
             self._requests = requests
+            self._stalled = False
         log.info("worker process %s started", process.pid)
 
     def wake(self) -> None:
@@ -224,10 +232,15 @@ class WorkerProcess:
         """Send one request and wait for its answer: (whether the worker committed it,
         what the writing returned); (False, None) when there is no worker, the request
         is too large for the socket or cannot be sent in time, or no answer comes
-        within ``wait`` seconds or before the worker dies."""
+        within ``wait`` seconds or before the worker dies.
+
+        A request left unanswered in its wait marks the worker :attr:`stalled` (stopped,
+        stuck, or busier than the wait): until it answers that request or any other, or
+        another worker starts, nothing more is asked and the caller writes at once, so
+        that a stalled worker costs one wait, not one a mail."""
         with self._lock:
             requests = self._requests
-            if requests is None:
+            if requests is None or self._stalled:
                 return False, None
             self._last_request += 1
             number = self._last_request
@@ -239,7 +252,12 @@ class WorkerProcess:
         except OSError:
             pass  # not sent: nobody will answer it
         else:
-            asked.done.wait(wait)
+            if not asked.done.wait(wait):
+                with self._lock:
+                    if not self._stalled and self._requests is requests:
+                        self._stalled = True
+                        log.warning("worker process: no answer in %.1f s; serve writes "
+                                    "what it would have asked until it answers", wait)
         with self._lock:
             self._asked.pop(number, None)
         return asked.written, asked.result
@@ -247,6 +265,9 @@ class WorkerProcess:
     def _answered(self, answers: list[tuple[int, bool, Any]]) -> None:
         """The worker committed (True) or could not write (False) these requests."""
         with self._lock:
+            if self._stalled:
+                self._stalled = False
+                log.info("worker process: answers again")
             for number, written, result in answers:
                 asked = self._asked.get(number)
                 if asked is not None:

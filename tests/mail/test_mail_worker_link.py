@@ -84,10 +84,17 @@ def test_a_record_the_worker_does_not_confirm_in_time_is_left_to_the_sender(
         started = time.monotonic()
         assert not worker_process.record_sent([second], clock.now(), wait=0.5)
         assert time.monotonic() - started < 5
+        # Stalled: the next record is not asked for at all, however long it may wait.
+        assert worker_process.stalled
+        started = time.monotonic()
+        assert not worker_process.record_sent([second], clock.now(), wait=60)
+        assert time.monotonic() - started < 1
     finally:
         os.kill(process.pid, signal.SIGCONT)
-    # The worker still writes it when it wakes up: sent once, recorded twice, no harm.
+    # The worker still writes it when it wakes up: sent once, recorded twice, no harm;
+    # its answer, late, ends the stall.
     wait_for(lambda: _statuses(database)[second] == ("sent", None))
+    wait_for(lambda: not worker_process.stalled)
     assert worker_process.record_sent([second], clock.now())
 
 
@@ -179,11 +186,19 @@ def test_mails_the_worker_does_not_confirm_in_time_are_stored_by_the_listener(
         mail_id, created = store(person_mail(3), "fred@example.net", [OURS])
         assert created and time.monotonic() - started < 5
         assert _inbox_ids(database) == [mail_id]
+        # While the worker is stalled the listener stores each further mail at once.
+        slow = GroupStore(database, clock,
+                          delegate=lambda rows: worker_process.store_mails(rows, wait=60))
+        started = time.monotonic()
+        more = [slow(person_mail(n), "fred@example.net", [OURS])[0] for n in (7, 8, 9)]
+        assert time.monotonic() - started < 5
+        assert _inbox_ids(database) == [mail_id, *more]
     finally:
         os.kill(process.pid, signal.SIGCONT)
-    # The worker, awake, finds it stored already: one row.
+    # The worker, awake, finds it stored already: one row; and is asked again.
+    wait_for(lambda: not worker_process.stalled)
     assert worker_process.store_mails(_rows(clock, 3)) == [(mail_id, False)]
-    assert _inbox_ids(database) == [mail_id]
+    assert _inbox_ids(database) == [mail_id, *more]
 
 
 @pytest.mark.parametrize("backend", ["sqlite"])
