@@ -157,7 +157,8 @@ ended 0-0 to 2-0 at the limit our search valued its own position at -1200 to -24
 ply 20 on, its marbles held on their home rows behind a wall of all fourteen of Cotix's.
 Weights fitted to those games' results instead of self-play (``finish_probe.py
 --positions``, 53,252 positions of 845 games, won by six 1 and the limit 0.5) were far
-more careful of our own marbles and won 1 of 16 by six where the shipped ones won 8.
+more careful of our own marbles and won 1 of 16 by six where the shipped ones won 8;
+half as careful (threatened and exposed marbles 48 and 55 instead of 97 and 110), 6 of 16.
 """
 
 from __future__ import annotations
