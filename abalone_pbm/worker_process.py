@@ -254,7 +254,10 @@ class WorkerProcess:
         else:
             if not asked.done.wait(wait):
                 with self._lock:
-                    if not self._stalled and self._requests is requests:
+                    # (Its answer may have come since the wait ended: then it is no stall,
+                    # and no later answer would end one.)
+                    if not (asked.done.is_set() or self._stalled
+                            or self._requests is not requests):
                         self._stalled = True
                         log.warning("worker process: no answer in %.1f s; serve writes "
                                     "what it would have asked until it answers", wait)
