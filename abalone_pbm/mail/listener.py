@@ -18,8 +18,10 @@ and logged once per ``refused_log_interval``, not once each.
 from __future__ import annotations
 
 import asyncio
+import errno
 import logging
 import os
+import socket
 from typing import Any, Callable
 
 from aiosmtpd.controller import Controller
@@ -450,6 +452,13 @@ class IntakeController(Controller):
         self._last_accept_pause: float | None = None
         self.loop.set_exception_handler(self._loop_exception)
 
+    def start(self) -> None:
+        """Start listening; a port that cannot be bound is an ``OSError`` at once."""
+        # aiosmtpd binds in its thread and, when that fails, waits out its whole ready
+        # timeout before it says so (5 s for a busy port).
+        check_bindable(self.hostname, self.port)
+        super().start()
+
     def _create_server(self) -> Any:
         # aiosmtpd's own, with a listen backlog for bursts of connections.
         return self.loop.create_server(self._factory_invoker, host=self.hostname,
@@ -489,6 +498,30 @@ class IntakeController(Controller):
     @property
     def protocol(self) -> str:
         return "LMTP" if self.lmtp else "SMTP"
+
+
+def check_bindable(host: str | None, port: int) -> None:
+    """Bind (and let go) every address asyncio's ``create_server`` would listen on for
+    ``host`` and ``port``, with its socket options: ``OSError`` (``EADDRINUSE`` for a
+    busy port) when one cannot be bound.  Port 0 (any free port) always can."""
+    if port == 0:
+        return
+    seen = set()
+    for family, kind, proto, _name, address in socket.getaddrinfo(
+            host or None, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE):
+        if (family, address) in seen:
+            continue
+        seen.add((family, address))
+        with socket.socket(family, kind, proto) as trial:
+            trial.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            if family == socket.AF_INET6:
+                trial.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
+            try:
+                trial.bind(address)
+            except OSError as error:
+                # As asyncio does: an address of a family not enabled here is skipped.
+                if error.errno != errno.EADDRNOTAVAIL:
+                    raise
 
 
 def start_listener(
