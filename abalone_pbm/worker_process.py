@@ -139,8 +139,7 @@ class WorkerProcess:
         #: Requests the worker has not answered yet, by number.
         self._asked: dict[int, _Asked] = {}
         self._last_request = 0
-        #: Whether a request went unanswered in its wait and no answer came since.
-        self._stalled = False
+        self._stalled = False  # see :attr:`stalled`
 
     @property
     def stalled(self) -> bool:

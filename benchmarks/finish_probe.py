@@ -355,7 +355,7 @@ def starts_at_gathering(paths: list[Path], off: int | None = None) -> list[Start
     pushed off ``off`` marbles then (any number: None).  Numbered in the order found,
     across the traces, so that games of different traces stay apart."""
     found: list[Start] = []
-    for _path, _game, _entries, formed in _gatherings(paths):
+    for _path, _game, _entries, formed in _read_games(paths, _first_gathered):
         if formed is not None and (off is None or int(formed["mine"]) == off):
             found.append(Start(len(found), int(formed["ply"]), str(formed["position"])))
     return found
@@ -365,13 +365,6 @@ def _other_side_gathered(position: str) -> bool:
     """Whether all the marbles of the side not to move stand on :data:`GATHERED` cells."""
     board = Board(position, Rules(players=2))
     return not board.marbles(3 - board.turn) & ~GATHERED
-
-
-def _gatherings(paths: list[Path]) -> Iterator[
-        tuple[Path, int, list[dict[str, Any]], dict[str, Any] | None]]:
-    """Per game of the traces: (its trace, its number, its entries, the first entry where
-    all the other side's marbles stood on :data:`GATHERED` cells, None: never)."""
-    return _read_games(paths, _first_gathered)
 
 
 def _read_games(paths: list[Path], read: Callable[[list[dict[str, Any]]], T]
