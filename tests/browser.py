@@ -8,8 +8,6 @@ the reason.  PNG files are read with the standard library (zlib), nothing else.
 
 from __future__ import annotations
 
-import fcntl
-import os
 import shutil
 import struct
 import subprocess
@@ -19,13 +17,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from apt_packages import apt_install
 
 from abalone_pbm.render import board_html
 from abalone_pbm.rules import Board
 from abalone_pbm.rules.geometry import CELLS, cell_name
 
 _COMMANDS = ("chromium", "chromium-browser")
-_INSTALL_LOCK = Path(tempfile.gettempdir()) / "abalone-pbm-chromium-install.lock"
 _install_error: list[str] = []
 
 
@@ -39,21 +37,7 @@ def _find() -> str | None:
 
 def _install() -> str | None:
     """apt-get install chromium (as root only); the reason it failed, or None."""
-    if os.geteuid() != 0:
-        return "chromium is not installed and the tests do not run as root to install it"
-    if shutil.which("apt-get") is None:
-        return "chromium is not installed and there is no apt-get to install it"
-    env = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
-    with open(_INSTALL_LOCK, "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)  # parallel runs install once
-        if _find():
-            return None
-        for command in (["apt-get", "update", "-q"], ["apt-get", "install", "-y", "-q", "chromium"]):
-            done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=900)
-            if done.returncode != 0 and command[1] == "install":
-                tail = " ".join((done.stderr or done.stdout).split()[-30:])
-                return f"apt-get install chromium failed: {tail}"
-    return None if _find() else "apt-get ran but no chromium command appeared"
+    return apt_install("chromium", lambda: _find() is not None, recommends=True)
 
 
 def chromium() -> str:

@@ -16,6 +16,8 @@ import subprocess
 import time
 from pathlib import Path
 
+from apt_packages import apt_install
+
 DEBCONF_PRESEED = "postfix postfix/main_mailer_type select No configuration\n"
 INSTALL_TIMEOUT = 240
 
@@ -29,32 +31,17 @@ def _run(argv: list[str], timeout: float = 60, **kwargs: object) -> subprocess.C
                           check=False, **kwargs)  # type: ignore[call-overload]
 
 
+def _postfix_present() -> bool:
+    return bool(shutil.which("postfix", path="/usr/sbin:/usr/bin")) and Path(
+        "/usr/lib/postfix/sbin/master").exists()
+
+
 def install_postfix() -> None:
     """Postfix from Debian's packages; PostfixUnavailable with the reason when impossible."""
-    if shutil.which("postfix", path="/usr/sbin:/usr/bin") and Path("/usr/lib/postfix/sbin/master").exists():
-        return
-    if os.geteuid() != 0:
-        raise PostfixUnavailable("postfix is not installed and installing it needs root")
-    if not shutil.which("apt-get"):
-        raise PostfixUnavailable("postfix is not installed and there is no apt-get")
-    env = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
-    preseed = _run(["debconf-set-selections"], input=DEBCONF_PRESEED, env=env)
-    if preseed.returncode != 0:
-        raise PostfixUnavailable(f"debconf-set-selections failed: {preseed.stderr.strip()}")
-    # An apt index of a fresh machine may be missing or stale: update, then install.
-    steps = (["apt-get", "update", "-q"],
-             ["apt-get", "install", "-y", "-q", "--no-install-recommends", "postfix"])
-    for step in steps:
-        try:
-            result = _run(step, timeout=INSTALL_TIMEOUT, env=env)
-        except subprocess.TimeoutExpired:
-            raise PostfixUnavailable(f"{' '.join(step)} took longer than "
-                                     f"{INSTALL_TIMEOUT} s (no network to the Debian mirror?)")
-        if result.returncode != 0:
-            tail = " ".join((result.stderr or result.stdout).split()[-30:])
-            raise PostfixUnavailable(f"{' '.join(step)} failed: {tail}")
-    if not Path("/usr/lib/postfix/sbin/master").exists():
-        raise PostfixUnavailable("apt-get installed postfix but its master program is missing")
+    why_not = apt_install("postfix", _postfix_present, timeout=INSTALL_TIMEOUT,
+                          debconf=DEBCONF_PRESEED)
+    if why_not:
+        raise PostfixUnavailable(why_not)
 
 
 class PostfixInstance:
