@@ -12,9 +12,11 @@ reason), no traceback reaches the log and no password gets out. Bounded to about
 from __future__ import annotations
 
 import random
-import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
+
+import pytest
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -27,9 +29,23 @@ _started: list[float] = []
 _run: list[InProcessIntake] = []
 
 
+@pytest.fixture(scope="module", autouse=True)
+def _fuzz_directory(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """One intake for every example of the module (Hypothesis takes no function-scoped
+    fixture), in pytest's temporary directory, closed after the module's last test."""
+    _directory.append(tmp_path_factory.mktemp("intake-fuzz"))
+    yield
+    while _run:
+        _run.pop().close()
+    _directory.clear()
+
+
+_directory: list[Path] = []
+
+
 def _intake() -> InProcessIntake:
     if not _run:
-        directory = Path(tempfile.mkdtemp(prefix="intake-fuzz-"))
+        directory = _directory[0]
         _run.append(InProcessIntake(f"sqlite:///{directory / 'fuzz.sqlite3'}", directory))
     return _run[0]
 
@@ -122,12 +138,6 @@ def test_the_password_check_finds_a_password_that_gets_out(tmp_path: Path) -> No
         assert not found.clean
     finally:
         intake.close()
-
-
-def test_zz_close_the_fuzz_run() -> None:
-    if _run:
-        _run.pop().close()
-    assert PASSWORDS
 
 
 def test_the_password_check_reads_the_stored_copies(tmp_path: Path) -> None:
