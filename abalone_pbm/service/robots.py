@@ -142,21 +142,29 @@ def next_robot_turn(
 #: Most games whose robot players are kept between their moves (each keeps search
 #: tables of up to about 100 MB; others start afresh when their turn comes).
 KEPT_PLAYERS = 8
-#: The robot playing each (game, seat), newest last: it keeps its search tables and
-#: the positions already had between its moves.  One lane at a time plays a game, so
-#: a robot object is never searched by two threads; the lock guards the dictionary.
-_players: OrderedDict[tuple[int, int], BaseRobot] = OrderedDict()
+#: The robot playing each (game, seat), newest last, with the ply of the position it
+#: last searched: it keeps its search tables and the positions already had between its
+#: moves.  One lane at a time plays a game, so a robot object is never searched by two
+#: threads; the lock guards the dictionary.
+_players: OrderedDict[tuple[int, int], tuple[BaseRobot, int]] = OrderedDict()
 _players_lock = threading.Lock()
 
 
 def robot_player(turn: RobotTurn) -> BaseRobot:
-    """The robot object playing this seat of this game (made on its first move)."""
+    """The robot object playing this seat of this game (made on its first move).
+
+    A kept robot serves only a game that went on from where it last moved: a board
+    back at or before that ply (another game under the same number, as after a
+    database restored from a backup) gets a new robot, whose remembered positions
+    and tables are not those of another game."""
     key = (turn.number, turn.seat)
     with _players_lock:
-        robot = _players.pop(key, None)
-        if robot is None or robot.name != turn.robot:
+        kept = _players.pop(key, None)
+        if kept is not None and kept[0].name == turn.robot and kept[1] < turn.board.ply:
+            robot = kept[0]
+        else:
             robot = ROBOTS[turn.robot].create()
-        _players[key] = robot
+        _players[key] = (robot, turn.board.ply)
         while len(_players) > KEPT_PLAYERS:
             _players.popitem(last=False)
     return robot

@@ -36,7 +36,7 @@ def test_the_strongest_robot_plays_by_mail_and_keeps_its_tables(harness: Harness
     harness.signup("fred", "pw")
     harness.challenge("fred", "avalanche")
     harness.mail("fred@example.org", "abalone move 101 fred pw c3-c5,d4")
-    robot = robot_service._players[(101, 2)]
+    robot = robot_service._players[(101, 2)][0]
     assert isinstance(robot, BoulderRobot) and robot.name == "avalanche"
     tables = robot.duel_tables()
     assert tables.generation == 1
@@ -47,7 +47,7 @@ def test_the_strongest_robot_plays_by_mail_and_keeps_its_tables(harness: Harness
     sent = harness.mail("fred@example.org", f"abalone move 101 fred pw {reply}")
     assert any(s.subject == "Abalone Board 101 fred" for s in sent)
     # The same robot object answered again, with the table of its first search.
-    assert robot_service._players[(101, 2)] is robot
+    assert robot_service._players[(101, 2)][0] is robot
     assert robot.duel_tables() is tables and tables.generation == 2
     with harness.database.read() as session:
         game = repository.get_game(session, 101)
@@ -96,3 +96,27 @@ def test_help_explains_think(harness: Harness) -> None:
     assert "-think=S" in body and "up to 60" in body
     body = harness.mail("fred@example.org", "help challenge")[0].body
     assert "-think=S" in body
+
+
+def test_a_kept_robot_serves_only_the_game_that_went_on_from_its_move(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Another game under the same number (a database restored from a backup, another
+    site's database in the same process) does not inherit the robot's remembered
+    positions and tables."""
+    monkeypatch.setattr(robot_service, "_players", type(robot_service._players)())
+    board = Board()
+    board.push(min(board.legal_moves, key=str))
+
+    def turn(at: Board, robot: str = "boulder") -> robot_service.RobotTurn:
+        return robot_service.RobotTurn(number=101, version=1, seat=2, robot=robot,
+                                       board=at)
+
+    first = robot_service.robot_player(turn(board))
+    later = board.copy()
+    later.push(min(later.legal_moves, key=str))
+    later.push(min(later.legal_moves, key=str))
+    assert robot_service.robot_player(turn(later)) is first  # the game went on
+    assert robot_service.robot_player(turn(later)) is not first  # the same ply again
+    again = robot_service.robot_player(turn(board))  # back before its last move
+    assert again is not first
+    assert robot_service.robot_player(turn(later, "pebble")) is not again  # another level
