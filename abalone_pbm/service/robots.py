@@ -170,6 +170,14 @@ def robot_player(turn: RobotTurn) -> BaseRobot:
     return robot
 
 
+def kept_robot(number: int, seat: int) -> BaseRobot | None:
+    """The robot object kept for this seat of this game, if any: the one that will
+    search the seat's next move (the tests look at its tables)."""
+    with _players_lock:
+        kept = _players.get((number, seat))
+    return kept[0] if kept else None
+
+
 def budget_of(settings: Settings, robot: str, think: int | None = None) -> float:
     """Seconds the robot thinks per move: the game's -think, else its level's (or the
     settings'); never more than the server's cap."""

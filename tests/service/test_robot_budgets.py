@@ -36,7 +36,7 @@ def test_the_strongest_robot_plays_by_mail_and_keeps_its_tables(harness: Harness
     harness.signup("fred", "pw")
     harness.challenge("fred", "avalanche")
     harness.mail("fred@example.org", "abalone move 101 fred pw c3-c5,d4")
-    robot = robot_service._players[(101, 2)][0]
+    robot = robot_service.kept_robot(101, 2)
     assert isinstance(robot, BoulderRobot) and robot.name == "avalanche"
     tables = robot.duel_tables()
     assert tables.generation == 1
@@ -47,7 +47,7 @@ def test_the_strongest_robot_plays_by_mail_and_keeps_its_tables(harness: Harness
     sent = harness.mail("fred@example.org", f"abalone move 101 fred pw {reply}")
     assert any(s.subject == "Abalone Board 101 fred" for s in sent)
     # The same robot object answered again, with the table of its first search.
-    assert robot_service._players[(101, 2)][0] is robot
+    assert robot_service.kept_robot(101, 2) is robot
     assert robot.duel_tables() is tables and tables.generation == 2
     with harness.database.read() as session:
         game = repository.get_game(session, 101)

@@ -62,5 +62,5 @@ def test_robots_play_many_player_games_by_mail(
     # The strongest levels played with the best-reply search, tables kept per seat.
     for seat, name in enumerate(seats, start=1):
         if name in ("boulder", "avalanche"):
-            robot = robot_service._players.get((101, seat))
+            robot = robot_service.kept_robot(101, seat)
             assert isinstance(robot, BoulderRobot) and robot._multi is not None
