@@ -32,6 +32,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from abalone_pbm.robots import ENGINES, make_engine  # noqa: E402
 from abalone_pbm.robots.base import occupied_mask, push_kind  # noqa: E402
+from abalone_pbm.robots.features import clear_caches  # noqa: E402
 from abalone_pbm.rules import Board, Move, Rules  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -82,6 +83,9 @@ def measure(
     timed_nodes = timed_seconds = 0.0
     depths = []
     for name, board in positions(players=players, teams=teams, marbles_off=marbles_off):
+        # Every search starts with the evaluation's caches empty (they are the module's,
+        # not the robot's): the timed search would otherwise find the fixed-depth one's.
+        clear_caches()
         robot = make_engine(robot_name)
         started = time.process_time()
         robot.choose_move(board, 60.0, rng_seed=1, max_depth=depth)
@@ -90,6 +94,7 @@ def measure(
         nodes = info.nodes if info else 0
         fixed_nodes += nodes
         fixed_seconds += took
+        clear_caches()
         robot = make_engine(robot_name)
         robot.choose_move(board, budget, rng_seed=1)
         info = robot.last_info
