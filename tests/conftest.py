@@ -54,29 +54,27 @@ def postgres_server() -> Iterator[PostgresServer]:
         server.stop()
 
 
-#: The start-up seconds of the servers started by the test processes (pytest-xdist's
-#: workers report theirs to the controlling process, which prints the summary).
-_startup_seconds: list[float] = []
+#: The start-up seconds that pytest-xdist's workers reported for their servers (the
+#: controlling process, which prints the summary, starts none itself).
+_worker_startup_seconds: list[float] = []
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:
     output = getattr(session.config, "workeroutput", None)
     if output is not None:  # an xdist worker: hand the figures to the controller
         output["postgres_startup_seconds"] = [s.startup_seconds for s in _started]
-    else:
-        _startup_seconds.extend(s.startup_seconds for s in _started)
 
 
 @pytest.hookimpl(optionalhook=True)
 def pytest_testnodedown(node: object, error: object) -> None:
     """(pytest-xdist) A worker ended: keep the start-up figures it reported."""
-    _startup_seconds.extend(getattr(node, "workeroutput", {}).get(
+    _worker_startup_seconds.extend(getattr(node, "workeroutput", {}).get(
         "postgres_startup_seconds", []))
 
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
     where = "given by " + PG_ENV_URL if os.environ.get(PG_ENV_URL) else "started"
-    for seconds in _startup_seconds:
+    for seconds in [s.startup_seconds for s in _started] + _worker_startup_seconds:
         terminalreporter.write_line(f"PostgreSQL test server {where} in {seconds:.1f} s")
 
 

@@ -26,28 +26,16 @@ from .intake_inprocess import InProcessIntake
 
 _DEADLINE_SECONDS = 20.0
 _started: list[float] = []
-_run: list[InProcessIntake] = []
 
 
-@pytest.fixture(scope="module", autouse=True)
-def _fuzz_directory(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
-    """One intake for every example of the module (Hypothesis takes no function-scoped
-    fixture), in pytest's temporary directory, closed after the module's last test."""
-    _directory.append(tmp_path_factory.mktemp("intake-fuzz"))
-    yield
-    while _run:
-        _run.pop().close()
-    _directory.clear()
-
-
-_directory: list[Path] = []
-
-
-def _intake() -> InProcessIntake:
-    if not _run:
-        directory = _directory[0]
-        _run.append(InProcessIntake(f"sqlite:///{directory / 'fuzz.sqlite3'}", directory))
-    return _run[0]
+@pytest.fixture(scope="module")
+def fuzz_intake(tmp_path_factory: pytest.TempPathFactory) -> Iterator[InProcessIntake]:
+    """One intake for every example of both fuzz tests (Hypothesis takes no
+    function-scoped fixture), its database in pytest's temporary directory."""
+    directory = tmp_path_factory.mktemp("intake-fuzz")
+    intake = InProcessIntake(f"sqlite:///{directory / 'fuzz.sqlite3'}", directory)
+    yield intake
+    intake.close()
 
 
 header_bytes = st.binary(max_size=300).map(lambda b: b.replace(b"\n", b" ").replace(b"\r", b" "))
@@ -80,13 +68,13 @@ def drawn_mail(draw: st.DrawFn) -> Delivery:
     return Delivery(envelope, OURS, raw, "drawn")
 
 
-def _fuzz(seed: int, drawn: list[Delivery], slot: int) -> InProcessIntake | None:
+def _fuzz(intake: InProcessIntake, seed: int, drawn: list[Delivery], slot: int
+          ) -> InProcessIntake | None:
     """Deliver and process one example's batch; None once the time budget is spent."""
     while len(_started) <= slot:
         _started.append(time.monotonic())
     if time.monotonic() - _started[slot] > _DEADLINE_SECONDS / 2:
         return None
-    intake = _intake()
     rng = random.Random(seed)
     batch = [hostile_mail(rng, seed * 10 + n) for n in range(rng.randint(1, 4))] + drawn
     for delivery in batch:
@@ -98,8 +86,9 @@ def _fuzz(seed: int, drawn: list[Delivery], slot: int) -> InProcessIntake | None
 @settings(max_examples=400, deadline=None, database=None,
           suppress_health_check=list(HealthCheck))
 @given(seed=st.integers(0, 2**32), drawn=st.lists(drawn_mail(), max_size=3))
-def test_no_mail_breaks_the_intake(seed: int, drawn: list[Delivery]) -> None:
-    intake = _fuzz(seed, drawn, 0)
+def test_no_mail_breaks_the_intake(fuzz_intake: InProcessIntake, seed: int,
+                                   drawn: list[Delivery]) -> None:
+    intake = _fuzz(fuzz_intake, seed, drawn, 0)
     if intake is None:
         return
     found = intake.findings()
@@ -110,8 +99,9 @@ def test_no_mail_breaks_the_intake(seed: int, drawn: list[Delivery]) -> None:
 @settings(max_examples=200, deadline=None, database=None,
           suppress_health_check=list(HealthCheck))
 @given(seed=st.integers(0, 2**32), drawn=st.lists(drawn_mail(), max_size=3))
-def test_no_password_gets_out(seed: int, drawn: list[Delivery]) -> None:
-    intake = _fuzz(seed, drawn, 1)
+def test_no_password_gets_out(fuzz_intake: InProcessIntake, seed: int,
+                              drawn: list[Delivery]) -> None:
+    intake = _fuzz(fuzz_intake, seed, drawn, 1)
     if intake is None:
         return
     found = intake.findings()

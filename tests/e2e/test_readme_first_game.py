@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import _stop, _wait_listening, free_port
+from .conftest import _start_serve, _stop, _wait_listening, free_port
 
 README = Path(__file__).resolve().parents[2] / "README.md"
 
@@ -36,9 +36,7 @@ def newcomer(tmp_path: Path) -> Iterator[tuple[Path, int]]:
     port = free_port()
     env = {k: v for k, v in os.environ.items() if not k.startswith("ABALONE_PBM_")}
     env["ABALONE_PBM_LISTEN"] = f"127.0.0.1:{port}"
-    process = subprocess.Popen([sys.executable, "-m", "abalone_pbm", "serve"], cwd=tmp_path,
-                               env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                               text=True)
+    process = _start_serve(tmp_path, env)
     try:
         _wait_listening("127.0.0.1", port, process, timeout=30)
         yield tmp_path, port
@@ -49,11 +47,11 @@ def newcomer(tmp_path: Path) -> Iterator[tuple[Path, int]]:
 def run_block(block: str, workdir: Path, port: int) -> str:
     scripts = workdir / "scripts"
     scripts.mkdir(exist_ok=True)
-    script = (block.replace('"127.0.0.1", 8025', f'"127.0.0.1", {port}')
-              .replace("/tmp/", f"{scripts}/")
-              .replace("py=.venv/bin/python", f"py={sys.executable}"))
-    if "py=" not in script:
-        script = f"py={sys.executable}\n" + script
+    # Each block is run alone: ``py`` (set in the first) is this interpreter in both.
+    script = f"py={sys.executable}\n" + (
+        block.replace('"127.0.0.1", 8025', f'"127.0.0.1", {port}')
+        .replace("/tmp/", f"{scripts}/")
+        .replace("py=.venv/bin/python\n", ""))
     done = subprocess.run(["bash", "-e", "-o", "pipefail", "-c", script], cwd=workdir,
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
