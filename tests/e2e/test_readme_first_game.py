@@ -107,3 +107,8 @@ def test_read_py_takes_the_mails_in_the_order_written(tmp_path: Path) -> None:
     newest = subprocess.run([sys.executable, "read.py", "wilma"], cwd=tmp_path,
                             capture_output=True, text=True, timeout=60, check=True).stdout
     assert newest.strip() == "the board after wilma's move"
+    # A name with no mail yet: one line saying so, not a traceback.
+    nobody = subprocess.run([sys.executable, "read.py", "nobody"], cwd=tmp_path,
+                            capture_output=True, text=True, timeout=60)
+    assert nobody.returncode == 1
+    assert nobody.stderr.strip() == "no mail to nobody in var/outgoing/new yet"
