@@ -83,15 +83,22 @@ def test_the_readme_first_game_shows_each_board_as_it_says(newcomer: tuple[Path,
     assert "<table" in (workdir / "scripts" / "board.html").read_text(encoding="utf-8")
 
 
-def test_read_py_takes_the_mails_in_the_order_written(tmp_path: Path) -> None:
-    """Maildir names carry the microseconds without leading zeros: as text, a mail
-    written at .M99999 sorts after one written at .M100000 of the same second."""
+def readme_read_py(workdir: Path) -> Path:
+    """The README's read.py, written into ``workdir`` as the README has it, beside an
+    empty Maildir ``var/outgoing/new`` (returned)."""
     start = first_game_blocks()[0]
     read_py = re.search(r"cat > /tmp/read.py <<'EOF'\n(.*?)\nEOF", start, re.DOTALL)
     assert read_py is not None
-    (tmp_path / "read.py").write_text(read_py.group(1) + "\n", encoding="utf-8")
-    new = tmp_path / "var" / "outgoing" / "new"
+    (workdir / "read.py").write_text(read_py.group(1) + "\n", encoding="utf-8")
+    new = workdir / "var" / "outgoing" / "new"
     new.mkdir(parents=True)
+    return new
+
+
+def test_read_py_takes_the_mails_in_the_order_written(tmp_path: Path) -> None:
+    """Maildir names carry the microseconds without leading zeros: as text, a mail
+    written at .M99999 sorts after one written at .M100000 of the same second."""
+    new = readme_read_py(tmp_path)
     written = [("1795880566.M99999P7Q1.host", "the board after fred's move"),
                ("1795880566.M100000P7Q2.host", "the board after wilma's move"),
                ("1795880567.M5P7Q3.host", "the board after fred's second move")]
@@ -107,7 +114,11 @@ def test_read_py_takes_the_mails_in_the_order_written(tmp_path: Path) -> None:
     newest = subprocess.run([sys.executable, "read.py", "wilma"], cwd=tmp_path,
                             capture_output=True, text=True, timeout=60, check=True).stdout
     assert newest.strip() == "the board after wilma's move"
-    # A name with no mail yet: one line saying so, not a traceback.
+
+
+def test_read_py_says_so_when_a_name_has_no_mail(tmp_path: Path) -> None:
+    """One line on standard error and exit status 1, not a traceback."""
+    readme_read_py(tmp_path)
     nobody = subprocess.run([sys.executable, "read.py", "nobody"], cwd=tmp_path,
                             capture_output=True, text=True, timeout=60)
     assert nobody.returncode == 1
