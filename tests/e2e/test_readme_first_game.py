@@ -95,6 +95,14 @@ def readme_read_py(workdir: Path) -> Path:
     return new
 
 
+def run_read_py(workdir: Path, *args: str, check: bool = True
+                ) -> subprocess.CompletedProcess[str]:
+    """``python read.py ARGS`` in ``workdir``, as the README runs it (``check``: a
+    failure raises)."""
+    return subprocess.run([sys.executable, "read.py", *args], cwd=workdir,
+                          capture_output=True, text=True, timeout=60, check=check)
+
+
 def test_read_py_takes_the_mails_in_the_order_written(tmp_path: Path) -> None:
     """Maildir names carry the microseconds without leading zeros: as text, a mail
     written at .M99999 sorts after one written at .M100000 of the same second."""
@@ -106,20 +114,17 @@ def test_read_py_takes_the_mails_in_the_order_written(tmp_path: Path) -> None:
         (new / name).write_text(
             "From: abalone@localhost\nTo: wilma@example.org\nSubject: " + body
             + "\nDate: Sat, 28 Nov 2026 15:42:46 +0000\n\n" + body + "\n", encoding="utf-8")
-    listing = subprocess.run([sys.executable, "read.py"], cwd=tmp_path, capture_output=True,
-                             text=True, timeout=60, check=True).stdout
+    listing = run_read_py(tmp_path).stdout
     assert [line.split("|")[1].strip() for line in listing.splitlines()] == [
         body for _, body in written]
     (new / written[2][0]).unlink()
-    newest = subprocess.run([sys.executable, "read.py", "wilma"], cwd=tmp_path,
-                            capture_output=True, text=True, timeout=60, check=True).stdout
+    newest = run_read_py(tmp_path, "wilma").stdout
     assert newest.strip() == "the board after wilma's move"
 
 
 def test_read_py_says_so_when_a_name_has_no_mail(tmp_path: Path) -> None:
     """One line on standard error and exit status 1, not a traceback."""
     readme_read_py(tmp_path)
-    nobody = subprocess.run([sys.executable, "read.py", "nobody"], cwd=tmp_path,
-                            capture_output=True, text=True, timeout=60)
+    nobody = run_read_py(tmp_path, "nobody", check=False)
     assert nobody.returncode == 1
     assert nobody.stderr.strip() == "no mail to nobody in var/outgoing/new yet"
