@@ -3,6 +3,7 @@
     python benchmarks/external_match.py --engine cotix --games 8 --budget 1 --trace t.jsonl
     python benchmarks/finish_probe.py --analyse t.jsonl
     python benchmarks/finish_probe.py --gathering t1.jsonl t2.jsonl ...
+    python benchmarks/finish_probe.py --forced-finishes t1.jsonl t2.jsonl ...
     python benchmarks/finish_probe.py --by-value t1.jsonl t2.jsonl ... [--value-ply 30] [--terms]
     python benchmarks/finish_probe.py --positions t1.jsonl ... --out p.csv [--limit-result 0.5]
     python benchmarks/finish_probe.py --trace t1.jsonl [t2.jsonl ...] --lead 3 --budget 1
@@ -16,6 +17,14 @@ position of the game; with a marble to go, in how many positions an exact full-w
 solver finds a forced finish within two or three moves, how many of those the search's
 value showed as a win, and how often the move chosen kept the forced finish; and how
 many values were a win on the move limit (the horizon reaching it).
+
+``--forced-finishes`` pools traces and asks, with a marble to go, whether a forced
+finish was there to be seen at all: in the games won by six and in the others, the
+positions of ours with a marble to push off at once or a finish forced by threats alone
+within eight moves (each move of ours threatens to push one off, and only the replies
+that parry it are searched) or with one quiet move within four
+(:func:`forced_by_threats`, :data:`FORCING_SEARCHES`).  ``--analyse`` prints the same
+for its trace.
 
 ``--gathering`` pools traces and asks when the other side's group formed: per game,
 how many marbles ours had pushed off when all the other side's marbles first stood
@@ -79,7 +88,7 @@ from abalone_pbm.robots.weights import MATERIAL  # noqa: E402
 from abalone_pbm.robots.endgame import endgame_terms  # noqa: E402
 from abalone_pbm.robots.features import (  # noqa: E402
     R1, R2, WEIGHT_NAMES, centre_sum, current_weights, features, finish_term, pressure_term,
-    pushable)
+    pushable, threatens)
 from abalone_pbm.rules import Board, Rules  # noqa: E402
 from abalone_pbm.rules.geometry import CENTRE  # noqa: E402
 from match_report import share_of_games_text  # noqa: E402
@@ -171,6 +180,84 @@ def every_reply_loses(me: int, op: int, mine: int, theirs: int, moves: int,
     return True
 
 
+def forced_by_threats(me: int, op: int, theirs: int, moves: int, quiet: int, target: int,
+                      memo: dict[tuple[int, int, int, int], bool]) -> bool:
+    """With a marble to go for the side to move (``me``): whether it forces it off within
+    ``moves`` moves of its own, at most ``quiet`` of which leave it no marble to push off
+    next (the others each threaten one, and a reply that leaves the threat standing
+    loses at once, so only the replies that parry it are searched).  ``quiet`` of
+    ``moves - 1`` is the full-width solver (:func:`wins_within`); 0 is a search of
+    threats alone, narrow enough to look many moves ahead.  ``memo`` is shared by the
+    calls for one position."""
+    key = (me, op, moves, quiet)
+    known = memo.get(key)
+    if known is not None:
+        return known
+    kids = children(me, op)
+    found = any(kind == EJECT for kind, *_ in kids)
+    if not found and moves > 1:
+        for _kind, _diff, nme, nop in kids:
+            threat = threatens(nme, nop)
+            if not threat and not quiet:
+                continue
+            for kind, _diff, rme, rop in children(nop, nme):
+                if kind == EJECT and theirs + 1 >= target:
+                    break  # the reply wins first
+                if threat and threatens(rop, rme):
+                    continue  # the threat stands: pushed off at once
+                if not forced_by_threats(rop, rme, theirs + (kind == EJECT), moves - 1,
+                                         quiet - (not threat), target, memo):
+                    break
+            else:
+                found = True
+                break
+    memo[key] = found
+    return found
+
+
+#: (moves, quiet moves among them) of the forced finishes ``--analyse`` looks for with a
+#: marble to go, beyond the full-width ones: threats alone eight moves deep, and with
+#: one quiet move four deep (about 4 s for a hundred positions).
+FORCING_SEARCHES: Final = ((8, 0), (4, 1))
+
+
+def forced_finishes(paths: list[Path], target: int = 6) -> dict[bool, tuple[int, int, int]]:
+    """With a marble to go for ours: per kind of game (won by six: True; the others:
+    False), (the positions of ours, those with a forced finish: a marble to push off at
+    once or one of :data:`FORCING_SEARCHES`, the games with a marble to go)."""
+    counts = {True: [0, 0, 0], False: [0, 0, 0]}
+    for path in paths:
+        for entries in trace_games(path).values():
+            last_to_go = [e for e in entries if int(e["mine"]) + 1 == target]
+            if not last_to_go:
+                continue
+            tally = counts[_won_by_six(entries, target)]
+            tally[2] += 1
+            for entry in last_to_go:
+                board = Board(str(entry["position"]), Rules(players=2))
+                seat = board.turn
+                me, op = board.marbles(seat), board.marbles(3 - seat)
+                memo: dict[tuple[int, int, int, int], bool] = {}
+                theirs = int(entry["theirs"])
+                tally[0] += 1
+                tally[1] += any(forced_by_threats(me, op, theirs, moves, quiet, target, memo)
+                                for moves, quiet in FORCING_SEARCHES)
+    return {won: (t[0], t[1], t[2]) for won, t in counts.items()}
+
+
+def print_forced_finishes(paths: list[Path], target: int = 6) -> None:
+    found = forced_finishes(paths, target)
+    searches = " or ".join(
+        f"by threats alone within {moves} moves" if quiet == 0
+        else f"with {quiet} quiet move{'s' if quiet > 1 else ''} within {moves}"
+        for moves, quiet in FORCING_SEARCHES)
+    print(f"a marble to go, positions with a forced finish (at once, {searches}):")
+    for won, label in ((True, "won by six"), (False, "not won by six")):
+        positions, forced, games = found[won]
+        print(f"  {games} game{'' if games == 1 else 's'} {label}: {forced} of {positions} "
+              "positions")
+
+
 def analyse(path: Path, movelimit: int, target: int = 6) -> None:
     kinds: dict[int, Counter[str]] = {}
     forced = {2: 0, 3: 0}
@@ -215,6 +302,7 @@ def analyse(path: Path, movelimit: int, target: int = 6) -> None:
     print(f"a marble to go: {at_last} positions; a forced finish in 2 moves in {forced[2]}, "
           f"in 3 in {forced[3]}; the search's value a win in {seen} of them; the move "
           f"chosen kept it in {kept}")
+    print_forced_finishes([path], target)
     print(f"values that were a win on the move limit: {limit_values}")
     print_contact(path)
     print_gathering([path], target)
@@ -565,6 +653,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--gathering", nargs="+", default=None, metavar="TRACE",
                         help="pool traces: the share won by six by the marbles pushed off "
                              "when the other side's group formed; play nothing")
+    parser.add_argument("--forced-finishes", nargs="+", default=None, metavar="TRACE",
+                        help="pool traces: with a marble to go, the positions with a forced "
+                             "finish in the games won by six and in the others; play nothing")
     parser.add_argument("--by-value", nargs="+", default=None, metavar="TRACE",
                         help="pool traces: the share won by six by ours' value at "
                              "--value-ply less 1000 a marble of lead (see the text); "
@@ -615,6 +706,12 @@ def main(argv: list[str] | None = None) -> int:
         except (OSError, ValueError, KeyError) as error:
             # A missing file, a line that is no JSON, an entry without its fields.
             parser.error(f"--gathering reads traces of external_match.py --trace: {error}")
+        return 0
+    if args.forced_finishes:
+        try:
+            print_forced_finishes([Path(p) for p in args.forced_finishes])
+        except (OSError, ValueError, KeyError) as error:
+            parser.error(f"--forced-finishes reads traces of external_match.py --trace: {error}")
         return 0
     if args.positions:
         if args.out is None:

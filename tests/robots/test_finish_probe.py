@@ -8,6 +8,7 @@ import random
 from pathlib import Path
 
 import pytest
+from robots_helpers import FORCED, mask
 
 from tests.scripts import load_script
 
@@ -313,3 +314,86 @@ def test_positions_refuse_a_missing_file_or_label(
     with pytest.raises(SystemExit) as stop:
         fp.main(["--positions", str(trace), *options])
     assert stop.value.code == 2 and says in capsys.readouterr().err
+
+
+def _random_last_marble_positions(count: int, seed: int) -> list[tuple[int, int]]:
+    """Small random positions (me, op) for a side to move with a marble to go."""
+    rng = random.Random(seed)
+    cells_all = [CELL_BY_NAME[name] for name in CELL_BY_NAME]
+    found = []
+    while len(found) < count:
+        chosen = rng.sample(cells_all, rng.randint(7, 12))
+        split = rng.randint(3, len(chosen) - 3)
+        found.append((sum(1 << c for c in chosen[:split]),
+                      sum(1 << c for c in chosen[split:])))
+    return found
+
+
+def test_the_threat_search_with_every_move_allowed_is_the_full_width_solver() -> None:
+    """``forced_by_threats`` with ``moves - 1`` quiet moves answers as the exact solver,
+    and with none it finds only finishes the exact solver finds too."""
+    positions = _random_last_marble_positions(120, seed=7)
+    positions += [(mask(ours), mask(theirs)) for _moves, ours, theirs in FORCED]
+    forced = {1: 0, 2: 0}
+    by_threats = 0
+    for me, op in positions:
+        for moves in (1, 2):
+            exact = fp.wins_within(me, op, 5, 0, moves, 6)
+            assert fp.forced_by_threats(me, op, 0, moves, moves - 1, 6, {}) == exact
+            if fp.forced_by_threats(me, op, 0, moves, 0, 6, {}):
+                assert exact
+                by_threats += moves == 2
+            forced[moves] += exact
+    assert forced[1] and forced[2] > forced[1] and by_threats
+
+
+def test_forced_finishes_of_three_moves_by_threats_or_with_a_quiet_move() -> None:
+    """The positions of a finish in three (the exact solver's, from tests/robots): found
+    with two quiet moves allowed, and those found by threats alone are a part of them."""
+    threes = [(mask(ours), mask(theirs)) for moves, ours, theirs in FORCED if moves == 3]
+    alone = [fp.forced_by_threats(me, op, 0, 3, 0, 6, {}) for me, op in threes]
+    assert all(fp.forced_by_threats(me, op, 0, 3, 2, 6, {}) for me, op in threes)
+    assert any(alone)  # some need no quiet move...
+    # ...and none is found sooner than the exact solver allows.
+    assert not any(fp.forced_by_threats(me, op, 0, 2, 1, 6, {}) for me, op in threes)
+
+
+#: Finishes in two by a threat (none at once) that a side which is a marble from its own
+#: target refutes: it can push one of ours off in reply (found among random positions).
+REFUTED_AT_FIVE = [
+    ("b4 c3 c5 d4 d8 e8 f4 f5 g6 h5 i9", "d6 d7 f9 h4 i5"),
+    ("b5 b6 c7 d3 e1 e3 f4 f6 g7 g8 h8", "c1 d1 d5 e4 h4"),
+]
+
+
+@pytest.mark.parametrize(("ours", "theirs"), REFUTED_AT_FIVE)
+def test_a_reply_that_reaches_its_own_target_first_refutes_a_finish(
+        ours: str, theirs: str) -> None:
+    me, op = mask(ours), mask(theirs)
+    assert not fp.wins_within(me, op, 5, 0, 1, 6)
+    for quiet in (0, 1):
+        assert fp.forced_by_threats(me, op, 0, 2, quiet, 6, {})
+        assert not fp.forced_by_threats(me, op, 5, 2, quiet, 6, {})
+    assert fp.wins_within(me, op, 5, 0, 2, 6) and not fp.wins_within(me, op, 5, 5, 2, 6)
+
+
+def test_forced_finishes_split_the_games_won_by_six_from_the_others(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    won_ours, won_theirs = "d6 e7 f8 g8 i5".split(), "b6 g9 i8".split()  # eject at once
+    none_ours, none_theirs = ["a1", "a2"], ["i5", "i6", "i7"]  # nothing near
+
+    def entry(game: int, ply: int, ours: list[str], theirs: list[str], kind: str) -> str:
+        return json.dumps({"game": game, "ply": ply, "seat": 1, "mine": 5, "theirs": 0,
+                           "position": _position(ours, theirs, (5, 0)), "kind": kind,
+                           "move": None}) + "\n"
+
+    path = tmp_path / "trace.jsonl"
+    path.write_text(entry(0, 40, none_ours, none_theirs, "quiet")
+                    + entry(0, 42, won_ours, won_theirs, "eject")
+                    + entry(1, 146, none_ours, none_theirs, "quiet")
+                    + entry(1, 148, none_ours, none_theirs, "quiet"))
+    assert fp.forced_finishes([path]) == {True: (2, 1, 1), False: (2, 0, 1)}
+    assert fp.main(["--forced-finishes", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "1 game won by six: 1 of 2 positions" in out
+    assert "1 game not won by six: 0 of 2 positions" in out

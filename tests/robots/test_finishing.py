@@ -10,13 +10,13 @@ from __future__ import annotations
 import random
 
 import pytest
-from robots_helpers import cells, make_position
+from robots_helpers import FORCED, cells, make_position, mask
 
 from abalone_pbm.robots import make_engine
 from abalone_pbm.robots.bitmoves import EJECT, QUIET, children
 from abalone_pbm.robots.duel import INFINITY, WIN_THRESHOLD, DuelSearch, DuelTables
 from abalone_pbm.robots.features import evaluation, pushable, threatened_marbles
-from abalone_pbm.rules import CELL_BY_NAME, CELLS, Board, Rules
+from abalone_pbm.rules import CELLS, Board, Rules
 
 TARGET = 6
 
@@ -53,25 +53,6 @@ def shortest_win(me: int, op: int, mine: int, theirs: int, most: int) -> int | N
         if wins_within(me, op, mine, theirs, moves):
             return moves
     return None
-
-
-def mask(names: str) -> int:
-    return sum(1 << CELL_BY_NAME[n] for n in names.split())
-
-
-# Positions with five marbles pushed off by the side to move (o) and a forced sixth in
-# 1, 2 or 3 of its moves (and no sooner: checked by the solver in the test).
-FORCED = [
-    (1, "d6 e7 f8 g8 i5", "b6 g9 i8"),
-    (1, "b3 b4 c3 e2 e3 e6 f6", "e1 e9 f5"),
-    (2, "a2 d8 e1 e2 f2 f7 g8 h7 i8", "b4 b5 i9"),
-    (2, "a3 b1 b6 d1 d3 e6 f7 g7", "f5 g3 g8 g9"),
-    (2, "c6 c7 d7 e6 f6 h7", "b1 b6 d8"),
-    (3, "b1 d2 d3 f3 f5 f9 h4 i5", "a5 d4 e1 e5"),
-    (3, "a1 b2 c3 d1 e2 g5 h5 h9", "b1 d5 e1"),
-    (3, "a4 b5 c1 c4 d6 h4 h5 i5 i7", "a5 d3 e3"),
-    (3, "b2 e6 f3 f9 h7 h8 h9 i9", "a3 b1 i8"),
-]
 
 
 @pytest.mark.parametrize(("moves", "ours", "theirs"), FORCED)
