@@ -700,19 +700,18 @@ def main(argv: list[str] | None = None) -> int:
     if args.analyse:
         analyse(Path(args.analyse), args.movelimit)
         return 0
-    if args.gathering:
-        try:
-            print_gathering([Path(p) for p in args.gathering])
-        except (OSError, ValueError, KeyError) as error:
-            # A missing file, a line that is no JSON, an entry without its fields.
-            parser.error(f"--gathering reads traces of external_match.py --trace: {error}")
-        return 0
-    if args.forced_finishes:
-        try:
-            print_forced_finishes([Path(p) for p in args.forced_finishes])
-        except (OSError, ValueError, KeyError) as error:
-            parser.error(f"--forced-finishes reads traces of external_match.py --trace: {error}")
-        return 0
+    pooled_reports: tuple[tuple[str, Callable[[list[Path]], None]], ...] = (
+        ("gathering", print_gathering), ("forced_finishes", print_forced_finishes))
+    for option, report in pooled_reports:
+        traces = getattr(args, option)
+        if traces:
+            try:
+                report([Path(p) for p in traces])
+            except (OSError, ValueError, KeyError) as error:
+                # A missing file, a line that is no JSON, an entry without its fields.
+                parser.error(f"--{option.replace('_', '-')} reads traces of "
+                             f"external_match.py --trace: {error}")
+            return 0
     if args.positions:
         if args.out is None:
             parser.error("--positions writes to --out CSV: give it")

@@ -397,3 +397,12 @@ def test_forced_finishes_split_the_games_won_by_six_from_the_others(
     out = capsys.readouterr().out
     assert "1 game won by six: 1 of 2 positions" in out
     assert "1 game not won by six: 0 of 2 positions" in out
+
+
+@pytest.mark.parametrize("option", ["--gathering", "--forced-finishes"])
+def test_pooled_reports_refuse_a_missing_trace(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], option: str) -> None:
+    with pytest.raises(SystemExit) as stop:
+        fp.main([option, str(tmp_path / "none.jsonl")])
+    assert stop.value.code == 2
+    assert f"{option} reads traces of external_match.py --trace" in capsys.readouterr().err
