@@ -12,8 +12,8 @@ led on marbles and still ran to the move limit:
   finished).  The fitted centre term is the same for both sides whatever the score,
   and the pressure term only pays for the *other* side's marbles standing out.
   :data:`LEAD_CENTRE`: each step an own marble stands from e5 (counted from the
-  middle ring, :func:`centre_excess`) costs a side this much per marble it has
-  pushed off, so the leader takes the centre as it goes ahead.
+  middle ring, :func:`centre_excess`) costs a side this much per marble of its lead
+  (:func:`features.leads`), so the leader takes the centre as it goes ahead.
 * The other side pushed our marbles about: 40 to 60 % of its moves were pushes,
   with 4 to 7 of our marbles pushable at our move against 0.2 to 2 of theirs.  The
   push term of :mod:`features` counts a side's pushes only once it has pushed off a
@@ -165,12 +165,12 @@ from __future__ import annotations
 
 from typing import Final
 
-from .features import evaluation_with, pushable, register_cache, side_terms
+from .features import evaluation_with, leads, pushable, register_cache, side_terms
 
 #: Per marble of the other side a side could push now, at every score.
 CONTACT_PUSHES: int = 100
-#: Per marble a side has pushed off, for each step one of its own marbles stands from e5
-#: beyond two (:func:`centre_excess`).
+#: Per marble of a side's lead (:func:`features.leads`), for each step one of its own
+#: marbles stands from e5 beyond two (:func:`centre_excess`).
 LEAD_CENTRE: int = 20
 
 #: :func:`evaluation`'s answers by (me, op, mine, theirs): the search's only cache of
@@ -203,8 +203,9 @@ def set_endgame(contact_pushes: int, lead_centre: int) -> None:
 def endgame_terms(me: int, op: int, mine: int, theirs: int) -> int:
     """What :func:`evaluation` adds to the fitted evaluation, for the side to move."""
     pushes = pushable(me, op).bit_count() - pushable(op, me).bit_count()
+    ahead, behind = leads(mine, theirs)
     return CONTACT_PUSHES * pushes - LEAD_CENTRE * (
-        mine * centre_excess(me) - theirs * centre_excess(op))
+        ahead * centre_excess(me) - behind * centre_excess(op))
 
 
 def evaluation(me: int, op: int, mine: int, theirs: int) -> tuple[int, int, int]:

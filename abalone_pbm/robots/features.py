@@ -43,6 +43,14 @@ With it a hand-set push term, ``PUSH_BY[mine] * pushable(me, op) - PUSH_BY[their
 pushable(op, me)`` (``PUSH_BY[n] = PUSHES * n``; :func:`pushable`: the marbles of the
 other side a side could push now): in those traces the leader had no push at all in
 25-67 % of its positions, its marbles spread round the other side's compact group.
+
+In both, and in the lead centre term of :mod:`endgame`, ``mine`` and ``theirs`` are
+each side's *lead* (:func:`leads`: the marbles it has pushed off beyond the other's,
+0 for the side not ahead), not its count.  Scaled by the counts, the first marble the
+other side took switched on ``PRESS[1]`` times the summed distances of all our marbles
+from e5 (about a marble's worth for a side kept off the centre), so a one-for-one trade
+cost the leader more than the finishing term gave it, and the leader declined the
+trades that term is there for.  Scaled by the lead, a trade changes none of them.
 """
 
 from __future__ import annotations
@@ -302,12 +310,21 @@ def finish_term(mine: int, theirs: int) -> int:
     return FINISH[mine] - FINISH[theirs]
 
 
+def leads(mine: int, theirs: int) -> tuple[int, int]:
+    """(The side to move's lead on marbles pushed off, the other side's): the counts the
+    pressure, push and lead centre terms scale with, each 0 for a side not ahead, so
+    that a one-for-one trade leaves those terms as they were."""
+    lead = mine - theirs
+    return (lead, 0) if lead > 0 else (0, -lead)
+
+
 def pressure_term(me: int, op: int, mine: int, theirs: int) -> int:
     """The hand-set pressure and push terms of :func:`evaluate` (not features)."""
+    ahead, behind = leads(mine, theirs)
     return (
-        PRESS[mine] * centre_sum(op) - PRESS[theirs] * centre_sum(me)
-        + PUSH_BY[mine] * pushable(me, op).bit_count()
-        - PUSH_BY[theirs] * pushable(op, me).bit_count()
+        PRESS[ahead] * centre_sum(op) - PRESS[behind] * centre_sum(me)
+        + PUSH_BY[ahead] * pushable(me, op).bit_count()
+        - PUSH_BY[behind] * pushable(op, me).bit_count()
     )
 
 
@@ -446,20 +463,22 @@ def evaluation_with(
     their_side = get(op) or side_terms(op)
     lead = mine - theirs
     value = mine_side[0] - their_side[0] + _SCORE_TERMS[mine][theirs]
-    # Per marble a side could push: the push term once it has pushed off a marble, and
-    # the contact pushes at every score.
-    my_pushes = PUSH_BY[mine] + contact_pushes
-    their_pushes = PUSH_BY[theirs] + contact_pushes
+    # The pressure, push and lead centre terms scale with a side's lead (see leads()).
+    ahead, behind = (lead, 0) if lead > 0 else (0, -lead)
+    # Per marble a side could push: the push term once it leads, and the contact pushes
+    # at every score.
+    my_pushes = PUSH_BY[ahead] + contact_pushes
+    their_pushes = PUSH_BY[behind] + contact_pushes
     if my_pushes or their_pushes:
         hit_op, hit_me, exposed, op_pushable, me_pushable = _contacts_and_pushes(me, op)
         value += my_pushes * op_pushable.bit_count() - their_pushes * me_pushable.bit_count()
     else:
         hit_op, hit_me, exposed = _contacts(me, op)
-    if mine or theirs:
-        # The pressure and lead centre terms are nothing until a marble is off.
-        value += PRESS[mine] * their_side[1] - PRESS[theirs] * mine_side[1]
+    if lead:
+        # The pressure and lead centre terms are nothing while the scores are level.
+        value += PRESS[ahead] * their_side[1] - PRESS[behind] * mine_side[1]
         if lead_centre:
-            value -= lead_centre * (mine * mine_side[2] - theirs * their_side[2])
+            value -= lead_centre * (ahead * mine_side[2] - behind * their_side[2])
     my_threats = hit_op.bit_count() if hit_op else 0
     their_threats = hit_me.bit_count() if hit_me else 0
     if my_threats:

@@ -10,7 +10,7 @@ import random
 import pytest
 from robots_helpers import cells, make_position
 
-from abalone_pbm.robots import duel, endgame, make_engine
+from abalone_pbm.robots import duel, endgame, features, make_engine
 from abalone_pbm.robots.features import evaluation as fitted_evaluation
 from abalone_pbm.robots.features import pushable, threatened_marbles
 from abalone_pbm.rules import Board, Rules
@@ -45,10 +45,11 @@ def test_the_terms_are_the_same_for_both_sides(score: tuple[int, int]) -> None:
         value, threats, danger = endgame.evaluation(me, op, mine, theirs)
         fitted = fitted_evaluation(me, op, mine, theirs)
         assert (value - terms, threats, danger) == fitted
+        ahead, behind = max(0, mine - theirs), max(0, theirs - mine)
         expected = endgame.CONTACT_PUSHES * (
             pushable(me, op).bit_count() - pushable(op, me).bit_count()
         ) - endgame.LEAD_CENTRE * (
-            mine * endgame.centre_excess(me) - theirs * endgame.centre_excess(op))
+            ahead * endgame.centre_excess(me) - behind * endgame.centre_excess(op))
         assert terms == expected
 
 
@@ -81,6 +82,45 @@ def test_a_leader_trades_and_a_side_behind_does_not(score: tuple[int, int],
         safe = not threatened_marbles(board.marbles(2), board.marbles(1))
         board.pop()
         assert (ejected, safe) == (trades, not trades), (score, depth, str(move))
+
+
+# The same trade with o kept off the centre (its other marbles on the rim, x's in the
+# middle), as against a defender that holds e5: a side's first marble pushed off must
+# not make the other side's distance from e5 cost it more than the trade gains.
+OFF_CENTRE_OURS = "e7 e8 a1 i5 i6 i7 a4 a5"
+OFF_CENTRE_THEIRS = "e9 c3 b2 d4 d5 e5 f5 e4"
+
+
+@pytest.mark.parametrize(("score", "trades"), [((1, 0), True), ((2, 0), True),
+                                               ((2, 1), True), ((3, 1), True),
+                                               ((0, 1), False), ((0, 3), False)])
+def test_a_leader_off_the_centre_trades_too(score: tuple[int, int], trades: bool) -> None:
+    board = Board(make_position({**cells(OFF_CENTRE_OURS, 1), **cells(OFF_CENTRE_THEIRS, 2)},
+                                1, score), Rules(players=2))
+    for depth in (3, 4, 5):
+        # A robot new to the game at each depth: no table of an earlier search.
+        move = make_engine("boulder").choose_move(board, 60.0, rng_seed=3, max_depth=depth)
+        board.push(move)
+        ejected = board.ejected(1) > score[0]
+        board.pop()
+        assert ejected == trades, (score, depth, str(move))
+
+
+@pytest.mark.parametrize("score", [(0, 0), (1, 0), (3, 1), (4, 4), (1, 4)])
+def test_a_one_for_one_trade_changes_only_the_terms_of_the_marbles_off(
+        score: tuple[int, int]) -> None:
+    """The pressure, push and lead centre terms scale with the lead, so a marble more off
+    for each side, the marbles standing where they stand, changes the search's value by
+    the material, progress and finishing terms alone."""
+    mine, theirs = score
+    for me, op in _positions(20, seed=mine + 7 * theirs):
+        before = endgame.evaluation(me, op, mine, theirs)[0]
+        after = endgame.evaluation(me, op, mine + 1, theirs + 1)[0]
+        progress = features.PROGRESS * ((mine + 1) ** 2 - mine ** 2
+                                        - (theirs + 1) ** 2 + theirs ** 2)
+        finish = (features.finish_term(mine + 1, theirs + 1)
+                  - features.finish_term(mine, theirs))
+        assert after - before == progress + finish
 
 
 def test_weights_set_to_nothing_give_the_fitted_evaluation_again() -> None:

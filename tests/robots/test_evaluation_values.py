@@ -137,10 +137,13 @@ def slow_evaluation(me: int, op: int, mine: int, theirs: int) -> tuple[int, int,
         for name, value in zip(features.WEIGHT_NAMES, slow_features(me, op, mine, theirs))
     )
     finish = 150 * mine * (mine - 1) - 150 * theirs * (theirs - 1)
-    press = features.PRESSURE * (mine * centre_sum(op) - theirs * centre_sum(me))
+    # The pressure and push terms scale with each side's lead, nothing for a side not
+    # ahead.
+    ahead, behind = max(0, mine - theirs), max(0, theirs - mine)
+    press = features.PRESSURE * (ahead * centre_sum(op) - behind * centre_sum(me))
     pushes = features.PUSHES * (
-        mine * bin(pushable_cells(me, op)).count("1")
-        - theirs * bin(pushable_cells(op, me)).count("1")
+        ahead * bin(pushable_cells(me, op)).count("1")
+        - behind * bin(pushable_cells(op, me)).count("1")
     )
     return (
         int(fitted) + finish + press + pushes,
@@ -151,14 +154,15 @@ def slow_evaluation(me: int, op: int, mine: int, theirs: int) -> tuple[int, int,
 
 def slow_endgame_terms(me: int, op: int, mine: int, theirs: int) -> int:
     """The endgame terms from the text of :mod:`endgame`: the marbles of the other side a
-    side could push now, at every score; per marble a side has pushed off, the steps its
-    own marbles stand from e5 beyond two each."""
+    side could push now, at every score; per marble of a side's lead, the steps its own
+    marbles stand from e5 beyond two each."""
     def beyond_two(bits: int) -> int:
         return sum(distance_to_centre(c) - 2 for c in cells_of(bits))
 
     pushes = bin(pushable_cells(me, op)).count("1") - bin(pushable_cells(op, me)).count("1")
+    ahead, behind = max(0, mine - theirs), max(0, theirs - mine)
     return endgame.CONTACT_PUSHES * pushes - endgame.LEAD_CENTRE * (
-        mine * beyond_two(me) - theirs * beyond_two(op))
+        ahead * beyond_two(me) - behind * beyond_two(op))
 
 
 def slow_search_evaluation(me: int, op: int, mine: int, theirs: int) -> tuple[int, int, int]:
