@@ -252,17 +252,17 @@ WEIGHT_NAMES: Final = (
 FINISH: Final = tuple(150 * n * (n - 1) for n in range(len(CELLS) + 1))
 
 
-#: The pressure term by marbles pushed off: each step an opponent marble stands away
-#: from e5 is worth this much more to a side that has pushed off n (see the module text).
+#: The pressure term by lead: each step an opponent marble stands away from e5 is worth
+#: this much more to a side n marbles ahead (:func:`leads`; see the module text).
 PRESSURE: int = 30
 PRESS: list[int] = [PRESSURE * n for n in range(len(CELLS) + 1)]
 
 
-#: The push term by marbles pushed off: each marble of the other side that a side
-#: could push (two on one, three on one or two) is worth this much per marble it has
-#: pushed off.  Against Cotix at 1 s a move (seed 1) 4 of 8 games were won by six with
-#: it, 0 of 5 without; at 0.3 s (seed 2) 3 of 8 and 2 of 8.  It costs about a quarter
-#: more time to the same depth once a marble is off.
+#: The push term by lead: each marble of the other side that a side could push (two
+#: on one, three on one or two) is worth this much per marble of its lead (:func:`leads`).
+#: Measured when it was per marble pushed off: against Cotix at 1 s a move (seed 1) 4 of
+#: 8 games were won by six with it, 0 of 5 without; at 0.3 s (seed 2) 3 of 8 and 2 of 8.
+#: It costs about a quarter more time to the same depth once a side leads.
 PUSHES: int = 30
 PUSH_BY: list[int] = [PUSHES * n for n in range(len(CELLS) + 1)]
 
