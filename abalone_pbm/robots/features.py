@@ -463,7 +463,8 @@ def evaluation_with(
     their_side = get(op) or side_terms(op)
     lead = mine - theirs
     value = mine_side[0] - their_side[0] + _SCORE_TERMS[mine][theirs]
-    # The pressure, push and lead centre terms scale with a side's lead (see leads()).
+    # The pressure, push and lead centre terms scale with a side's lead: leads(), written
+    # out here because this runs at every node of the search.
     ahead, behind = (lead, 0) if lead > 0 else (0, -lead)
     # Per marble a side could push: the push term once it leads, and the contact pushes
     # at every score.
