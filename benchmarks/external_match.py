@@ -2,6 +2,7 @@
 
     python benchmarks/external_match.py --ours boulder --engine cotix --games 8 --budget 1
     python benchmarks/external_match.py --engine verloop --verloop-src DIR --games 2 --budget 0.3
+    python benchmarks/external_match.py --ours cotix --ours-budget 1 --budget 0.25
 
 Engines:
 
@@ -23,6 +24,10 @@ layouts (``standard`` and ``belgian-daisy`` by default), each opening followed b
 ``--opening-moves`` random moves; every opening is played twice with the colours
 swapped.  The move limit (default 150 plies) decides as in ``benchmarks/robots.py``:
 more marbles pushed off wins, equal is a draw.
+
+``--ours cotix`` puts a second Cotix process in ours' seat: the engine against itself,
+at time odds with ``--ours-budget``, shows how often a stronger search of its own kind
+finishes the game against it (a yardstick for ours' share won by six).
 
 Every position the engine answers is checked against our rules: the move is the one
 legal move of ours that leads to it.  When none does, the game ends there as a loss
@@ -414,6 +419,28 @@ def move_to(board: Board, masks: tuple[int, ...]) -> Move | None:
     return None
 
 
+class EngineInOursSeat:
+    """The Cotix engine in ours' seat (``--ours cotix``): a second process of it plays
+    the first, so a match of the engine against itself (at time odds, say) shows how
+    often its own search finishes the game against it."""
+
+    def __init__(self, engine: CotixEngine) -> None:
+        self.engine = engine
+        self.name = engine.name
+        self.last_info: SearchInfo | None = None
+
+    def choose_move(self, board: Board, budget_seconds: float,
+                    rng_seed: int | None = None) -> Move:
+        reply = self.engine.choose(board, budget_seconds)
+        move = move_to(board, reply.masks)
+        if move is None:
+            raise EngineError(f"{self.name} in ours' seat answered a position no legal move "
+                              f"reaches (before: {board.position()})")
+        self.last_info = SearchInfo(move=move, depth=reply.depth, nodes=reply.nodes,
+                                    elapsed=reply.seconds, depths=[reply.depth])
+        return move
+
+
 # ---------------------------------------------------------------- a game
 @dataclass(frozen=True)
 class MatchSpec:
@@ -433,25 +460,30 @@ class MatchSpec:
 
 def play_game(spec: MatchSpec, index: int, engine: Engine,
               thinking: dict[str, float] | None = None,
-              trace: TextIO | None = None, record: TextIO | None = None) -> GameResult:
+              trace: TextIO | None = None, record: TextIO | None = None,
+              ours_engine: EngineInOursSeat | None = None) -> GameResult:
     """Game ``index``: ours ("a") against the engine ("b").  Pair ``index // 2`` plays
     its layout and random opening twice, ours moving first after it in the even game.
     With ``trace``, one JSON line per move of ours: the position before it, the marbles
     pushed off, the search's depth and value, the kind of move, and whether it returned
     to a position of the game.  With ``record``, one JSON line for the game: its layout
-    and every move from it (:func:`replay` plays them again)."""
+    and every move from it (:func:`replay` plays them again).  With ``ours_engine``,
+    that engine plays ours' seat instead of the robot ``spec.ours``."""
     pair = index // 2
     layout = spec.layouts[pair % len(spec.layouts)]
     board = Board.from_layout(layout, Rules(players=2, movelimit=spec.movelimit))
     engine.new_game(layout, board)
+    if ours_engine is not None:
+        ours_engine.engine.new_game(layout, board)
     play_opening(board, spec.seed, pair, spec.opening_moves, after_each=engine.observe)
     # Colours are swapped by the seat to move after the opening, so the pair plays the
     # same position from both sides.
     ours_seat = board.turn if index % 2 == 0 else 3 - board.turn
-    robot = make_engine(spec.ours)
+    robot = ours_engine or make_engine(spec.ours)
     stats = {"a": EngineStats(), "b": EngineStats()}
     move_rng = random.Random(spec.seed * 7919 + index)
     failure: str | None = None  # the engine's answer is no legal move: it loses
+    ours_failure: str | None = None  # the same, from an engine in ours' seat
     had: set[str] = {board.position().split(" ")[0] + str(board.turn)}
     aborted: str | None = None  # the engine refuses a move of ours: no result
     while board.outcome() is None:
@@ -459,7 +491,12 @@ def play_game(spec: MatchSpec, index: int, engine: Engine,
         st = stats["a" if mine else "b"]
         started = time.perf_counter()
         if mine:
-            move = robot.choose_move(board, spec.budget_of(True), rng_seed=move_rng.getrandbits(32))
+            try:
+                move = robot.choose_move(board, spec.budget_of(True),
+                                         rng_seed=move_rng.getrandbits(32))
+            except EngineError as error:
+                ours_failure = str(error)
+                break
             took = time.perf_counter() - started
             info = robot.last_info
             if info is not None and info.depths:
@@ -498,6 +535,8 @@ def play_game(spec: MatchSpec, index: int, engine: Engine,
         winner, reason = "draw", f"aborted, {engine.name} could not follow the move: {aborted}"
     elif failure is not None:
         winner, reason = "a", f"illegal answer, {engine.name} forfeits: {failure}"
+    elif ours_failure is not None:
+        winner, reason = "b", f"illegal answer, {spec.ours} forfeits: {ours_failure}"
     else:
         outcome = board.outcome()
         assert outcome is not None
@@ -548,7 +587,7 @@ def play_multi_game(spec: MatchSpec, index: int, players: int, engine: VerloopEn
     rules = Rules(players=players, teams=players == 4, movelimit=spec.movelimit)
     board = board_from_masks(engine.new_multi_game(players), rules)
     play_opening(board, spec.seed, opening, spec.opening_moves, after_each=engine.observe)
-    robot = make_engine(spec.ours)
+    robot = ours_engine or make_engine(spec.ours)
     stats = {"a": EngineStats(), "b": EngineStats()}
     move_rng = random.Random(spec.seed * 7919 + index)
     ours_side = rules.side_of(ours_seat)
@@ -559,7 +598,12 @@ def play_multi_game(spec: MatchSpec, index: int, players: int, engine: VerloopEn
         st = stats["a" if mine else "b"]
         started = time.perf_counter()
         if mine:
-            move = robot.choose_move(board, spec.budget_of(True), rng_seed=move_rng.getrandbits(32))
+            try:
+                move = robot.choose_move(board, spec.budget_of(True),
+                                         rng_seed=move_rng.getrandbits(32))
+            except EngineError as error:
+                ours_failure = str(error)
+                break
             took = time.perf_counter() - started
             info = robot.last_info
             if info is not None and info.depths:
@@ -685,7 +729,10 @@ def apply_weight_options(parser: argparse.ArgumentParser, args: argparse.Namespa
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--ours", default="boulder", choices=sorted(ENGINES))
+    parser.add_argument("--ours", default="boulder", choices=sorted(ENGINES) + ["cotix"],
+                        help="our robot, or cotix: a second Cotix process in ours' seat "
+                        "against --engine cotix (with --ours-budget, the engine at time odds "
+                        "against itself)")
     parser.add_argument("--engine", default="cotix", choices=["cotix", "verloop"])
     parser.add_argument("--players", default="2", choices=["2", "3", "4t"],
                         help="3: three players, ours in one seat and the engine in the "
@@ -731,12 +778,18 @@ def main(argv: list[str] | None = None) -> int:
     players = int(args.players.rstrip("t"))
     if players > 2 and args.engine != "verloop":
         parser.error("games with more players are played against the Java engine (verloop)")
+    if args.ours == "cotix" and (args.engine != "cotix" or players > 2):
+        parser.error("--ours cotix plays two-player games against --engine cotix")
     cache = Path(args.cache_dir).expanduser()
     engine: Engine
+    ours_engine: EngineInOursSeat | None = None
     if args.engine == "cotix":
         source = resolve_source(args.cotix_src, COTIX_URL, "Game.cpp", cache, "Cotix-Abalone",
                                 "--cotix-src")
-        engine = CotixEngine(build_cotix(source, cache), args.cotix_hash_mb)
+        binary = build_cotix(source, cache)
+        engine = CotixEngine(binary, args.cotix_hash_mb)
+        if args.ours == "cotix":
+            ours_engine = EngineInOursSeat(CotixEngine(binary, args.cotix_hash_mb))
     else:
         source = resolve_source(args.verloop_src, VERLOOP_URL, VERLOOP_MARKER, cache,
                                 "MichielVerloop-AbaloneAI", "--verloop-src")
@@ -755,11 +808,13 @@ def main(argv: list[str] | None = None) -> int:
                 assert isinstance(engine, VerloopEngine)
                 result = play_multi_game(spec, index, players, engine, thinking)
             else:
-                result = play_game(spec, index, engine, thinking, trace, record)
+                result = play_game(spec, index, engine, thinking, trace, record, ours_engine)
             results.append(result)
             report_game(result, args.ours, engine.name, players)
     finally:
         engine.close()
+        if ours_engine is not None:
+            ours_engine.engine.close()
         if trace is not None:
             trace.close()
         if record is not None:
@@ -784,7 +839,7 @@ def print_summary(spec: MatchSpec, theirs: str, played: list[GameResult],
     line, _ = summary_line(ours, theirs, results)
     print(f"  {line}")
     at_limit = sum(r.reason.startswith("move limit") for r in results)
-    forfeits = sum(r.reason.startswith("illegal answer") for r in results)
+    forfeits = sum(r.reason.startswith("illegal answer") and r.winner == "a" for r in results)
     print(f"  ended at the move limit: {at_limit}; {theirs} forfeits by an illegal answer: "
           f"{forfeits}; aborted (left out above): {len(aborted)}")
     print(f"  mean pushed off: {ours} {sum(r.ejected_a for r in results) / n:.2f}, "

@@ -58,7 +58,7 @@ def _source(variable: str, marker: str, prefix: str) -> Path | None:
 
 
 @pytest.fixture(scope="module")
-def cotix(tmp_path_factory: pytest.TempPathFactory) -> Iterator[object]:
+def cotix_binary() -> Path:
     if shutil.which("g++") is None:
         pytest.skip("g++ is not installed")
     given = _source("ABALONE_COTIX_SRC", "Game.cpp", "Cotix-Abalone")
@@ -66,7 +66,12 @@ def cotix(tmp_path_factory: pytest.TempPathFactory) -> Iterator[object]:
         pytest.skip("no Cotix/Abalone source (set ABALONE_COTIX_SRC)")
     source = em.resolve_source(str(given), em.COTIX_URL, "Game.cpp", em.DEFAULT_CACHE,
                                "Cotix-Abalone")
-    engine = em.CotixEngine(em.build_cotix(source, em.DEFAULT_CACHE), 16)
+    return Path(em.build_cotix(source, em.DEFAULT_CACHE))
+
+
+@pytest.fixture(scope="module")
+def cotix(cotix_binary: Path) -> Iterator[object]:
+    engine = em.CotixEngine(cotix_binary, 16)
     yield engine
     engine.close()
 
@@ -227,6 +232,41 @@ def test_time_odds_give_ours_its_own_budget(cotix: em.CotixEngine) -> None:
     assert ours + theirs == result.plies - 4 == 8  # after the random opening
     assert 0.1 < thinking["a"] / ours < 0.35  # the margin kept back, quick moves
     assert thinking["b"] / theirs < 0.1
+
+
+def test_the_engine_plays_ours_seat_against_itself(cotix: em.CotixEngine,
+                                                   cotix_binary: Path) -> None:
+    """``--ours cotix``: a second process of the engine holds ours' seat; its moves are
+    read back as our legal moves, its search is counted, and its longer budget is its own
+    (time odds of the engine against itself)."""
+    second = em.EngineInOursSeat(em.CotixEngine(cotix_binary, 16))
+    try:
+        spec = em.MatchSpec("cotix", ("belgian-daisy",), opening_moves=4, budget=0.02,
+                            movelimit=14, seed=7, ours_budget=0.1)
+        thinking = {"a": 0.0, "b": 0.0}
+        trace = io.StringIO()
+        result = em.play_game(spec, 0, cotix, thinking, trace, ours_engine=second)
+    finally:
+        second.engine.close()
+    assert result.plies == 14 and result.reason.startswith("move limit")
+    ours = result.stats["a"]
+    assert ours.moves == 5 and ours.searched == 5 and ours.depth_total >= 5
+    assert thinking["a"] / ours.moves > 2 * thinking["b"] / result.stats["b"].moves
+    lines = [json.loads(line) for line in trace.getvalue().splitlines()]
+    assert [line["seat"] for line in lines] == [result.a_seat] * 5
+
+
+@pytest.mark.parametrize("argv", [
+    ["--ours", "cotix", "--engine", "verloop"],
+    ["--ours", "cotix", "--engine", "verloop", "--players", "4t"],
+])
+def test_the_engine_in_ours_seat_plays_only_itself(argv: list[str],
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as stop:
+        em.main(argv)
+    assert stop.value.code == 2
+    assert "--ours cotix plays two-player games against --engine cotix" in (
+        capsys.readouterr().err)
 
 
 @pytest.mark.parametrize("option", ["--budget", "--ours-budget"])
