@@ -587,7 +587,7 @@ def play_multi_game(spec: MatchSpec, index: int, players: int, engine: VerloopEn
     rules = Rules(players=players, teams=players == 4, movelimit=spec.movelimit)
     board = board_from_masks(engine.new_multi_game(players), rules)
     play_opening(board, spec.seed, opening, spec.opening_moves, after_each=engine.observe)
-    robot = ours_engine or make_engine(spec.ours)
+    robot = make_engine(spec.ours)
     stats = {"a": EngineStats(), "b": EngineStats()}
     move_rng = random.Random(spec.seed * 7919 + index)
     ours_side = rules.side_of(ours_seat)
@@ -598,12 +598,7 @@ def play_multi_game(spec: MatchSpec, index: int, players: int, engine: VerloopEn
         st = stats["a" if mine else "b"]
         started = time.perf_counter()
         if mine:
-            try:
-                move = robot.choose_move(board, spec.budget_of(True),
-                                         rng_seed=move_rng.getrandbits(32))
-            except EngineError as error:
-                ours_failure = str(error)
-                break
+            move = robot.choose_move(board, spec.budget_of(True), rng_seed=move_rng.getrandbits(32))
             took = time.perf_counter() - started
             info = robot.last_info
             if info is not None and info.depths:

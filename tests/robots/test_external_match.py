@@ -203,6 +203,22 @@ def test_every_seat_they_play_moves_legally_for_us(verloop: em.VerloopEngine,
         verloop.observe(board)
 
 
+@pytest.mark.parametrize("players", [3, 4])
+def test_a_game_with_more_players_is_played_to_the_limit(verloop: em.VerloopEngine,
+                                                         players: int) -> None:
+    """The match loop itself with more players: ours in one seat, the engine in every
+    other one (a partner's too), every move of theirs read back as our legal move."""
+    spec = em.MatchSpec("pebble", ("standard",), opening_moves=2, budget=0.05,
+                        movelimit=2 + 2 * players, seed=9)
+    thinking = {"a": 0.0, "b": 0.0}
+    result = em.play_multi_game(spec, 1, players, verloop, thinking)
+    assert result.plies == 2 + 2 * players and result.reason.startswith("move limit")
+    assert result.a_seat == 2
+    assert result.stats["a"].moves == 2
+    assert result.stats["b"].moves == 2 * players - 2
+    assert thinking["b"] > 0
+
+
 def test_a_recorded_game_replays_to_its_end(cotix: em.CotixEngine) -> None:
     """The game record holds every move, the random opening's too: played again from the
     layout it reaches the final position, with the marbles pushed off it reports."""
