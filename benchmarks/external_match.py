@@ -773,8 +773,9 @@ def main(argv: list[str] | None = None) -> int:
     players = int(args.players.rstrip("t"))
     if players > 2 and args.engine != "verloop":
         parser.error("games with more players are played against the Java engine (verloop)")
-    if args.ours == "cotix" and (args.engine != "cotix" or players > 2):
-        parser.error("--ours cotix plays two-player games against --engine cotix")
+    if args.ours == "cotix" and args.engine != "cotix":
+        # (two players only, then: more players are played against the Java engine)
+        parser.error("--ours cotix plays against --engine cotix")
     cache = Path(args.cache_dir).expanduser()
     engine: Engine
     ours_engine: EngineInOursSeat | None = None
