@@ -419,6 +419,17 @@ def move_to(board: Board, masks: tuple[int, ...]) -> Move | None:
     return None
 
 
+def answered_move(engine_name: str, board: Board, reply: Reply) -> Move:
+    """Our legal move that reaches the engine's answer on ``board``; EngineError (the
+    engine forfeits) when none does."""
+    move = move_to(board, reply.masks)
+    if move is None:
+        after = ", ".join(f"seat {seat} {mask:#x}" for seat, mask in enumerate(reply.masks, 1))
+        raise EngineError(f"{engine_name} answered a position no legal move reaches "
+                          f"(before: {board.position()}; after: {after})")
+    return move
+
+
 class EngineInOursSeat:
     """The Cotix engine in ours' seat (``--ours cotix``): a second process of it plays
     the first, so a match of the engine against itself (at time odds, say) shows how
@@ -432,10 +443,7 @@ class EngineInOursSeat:
     def choose_move(self, board: Board, budget_seconds: float,
                     rng_seed: int | None = None) -> Move:
         reply = self.engine.choose(board, budget_seconds)
-        move = move_to(board, reply.masks)
-        if move is None:
-            raise EngineError(f"{self.name} in ours' seat answered a position no legal move "
-                              f"reaches (before: {board.position()})")
+        move = answered_move(self.name, board, reply)
         self.last_info = SearchInfo(move=move, depth=reply.depth, nodes=reply.nodes,
                                     elapsed=reply.seconds, depths=[reply.depth])
         return move
@@ -506,17 +514,11 @@ def play_game(spec: MatchSpec, index: int, engine: Engine,
         else:
             try:
                 reply = engine.choose(board, spec.budget)
+                took = time.perf_counter() - started
+                move = answered_move(engine.name, board, reply)
             except EngineError as error:
                 failure = str(error)
                 break
-            took = time.perf_counter() - started
-            found = move_to(board, reply.masks)
-            if found is None:
-                failure = (f"{engine.name} answered a position no legal move reaches "
-                           f"(before: {board.position()}; after: seat 1 {reply.masks[0]:#x}, "
-                           f"seat 2 {reply.masks[1]:#x})")
-                break
-            move = found
             st.searched_once(reply.depth, reply.nodes, reply.seconds, board.ply)
         st.moves += 1
         if thinking is not None:
@@ -606,16 +608,11 @@ def play_multi_game(spec: MatchSpec, index: int, players: int, engine: VerloopEn
         else:
             try:
                 reply = engine.choose(board, spec.budget)
+                took = time.perf_counter() - started
+                move = answered_move(engine.name, board, reply)
             except EngineError as error:
                 failure = str(error)
                 break
-            took = time.perf_counter() - started
-            found = move_to(board, reply.masks)
-            if found is None:
-                failure = (f"{engine.name} answered a position no legal move reaches "
-                           f"(before: {board.position()})")
-                break
-            move = found
             st.searched_once(reply.depth, reply.nodes, reply.seconds, board.ply)
         st.moves += 1
         if thinking is not None:

@@ -150,6 +150,23 @@ def test_java_engine_layouts_and_moves_agree_with_ours(verloop: em.VerloopEngine
         verloop.observe(board)
 
 
+def test_an_answer_no_legal_move_reaches_is_refused() -> None:
+    """Read the same way from either seat: a legal answer gives our move, any other
+    position is an EngineError that names both positions (the engine forfeits)."""
+    board = Board.from_layout("standard", Rules(players=2))
+    move = sorted(board.generate_legal_moves(), key=str)[0]
+    board.push(move)
+    reached = (board.marbles(1), board.marbles(2))
+    board.pop()
+    assert em.answered_move("cotix", board, em.Reply(reached, 1, 1, 0.0)) == move
+    jumped = (reached[0] ^ 1 << CELL_BY_NAME["e5"], reached[1])
+    with pytest.raises(em.EngineError) as refused:
+        em.answered_move("cotix", board, em.Reply(jumped, 1, 1, 0.0))
+    assert str(refused.value) == (
+        f"cotix answered a position no legal move reaches (before: {board.position()}; "
+        f"after: seat 1 {jumped[0]:#x}, seat 2 {jumped[1]:#x})")
+
+
 def test_a_board_is_set_up_from_masks_seat_by_seat() -> None:
     board = Board.from_layout("standard", Rules(players=3))
     masks = tuple(board.marbles(s) for s in (1, 2, 3))

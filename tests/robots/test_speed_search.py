@@ -7,9 +7,10 @@ between moves carry over).
 The figures were produced by the search before its speed work (commit ffd8c95), and
 again when the pressure, push and lead centre terms came to scale with a side's lead
 instead of its marbles pushed off, with the evaluation's weights set here (so a change
-of a default weight elsewhere does not move them).  A change of the search or of the evaluation's terms that is meant to
-change results needs new figures: ``PYTHONPATH=. python tests/robots/test_speed_search.py``
-prints them.  A change made for speed alone must leave them as they are.
+of a default weight elsewhere does not move them).  A change of the search or of the
+evaluation's terms that is meant to change results needs new figures:
+``PYTHONPATH=. python tests/robots/test_speed_search.py`` prints them.  A change made
+for speed alone must leave them as they are.
 """
 
 from __future__ import annotations
