@@ -25,9 +25,9 @@ layouts (``standard`` and ``belgian-daisy`` by default), each opening followed b
 swapped.  The move limit (default 150 plies) decides as in ``benchmarks/robots.py``:
 more marbles pushed off wins, equal is a draw.
 
-``--ours cotix`` puts a second Cotix process in ours' seat: the engine against itself,
-at time odds with ``--ours-budget``, shows how often a stronger search of its own kind
-finishes the game against it (a yardstick for ours' share won by six).
+``--ours cotix`` puts a second Cotix process (``cotix-2``) in ours' seat: the engine
+against itself, at time odds with ``--ours-budget``, shows how often a stronger search
+of its own kind finishes the game against it (a yardstick for ours' share won by six).
 
 Every position the engine answers is checked against our rules: the move is the one
 legal move of ours that leads to it.  When none does, the game ends there as a loss
@@ -787,8 +787,9 @@ def main(argv: list[str] | None = None) -> int:
         source = resolve_source(args.verloop_src, VERLOOP_URL, VERLOOP_MARKER, cache,
                                 "MichielVerloop-AbaloneAI", "--verloop-src")
         engine = VerloopEngine(build_verloop(source, cache))
-    spec = MatchSpec(args.ours, layouts, args.opening_moves, args.budget, args.movelimit,
-                     args.seed, args.ours_budget)
+    # The second Cotix gets a name of its own, so the lines and the summary tell the two apart.
+    spec = MatchSpec("cotix-2" if ours_engine else args.ours, layouts, args.opening_moves,
+                     args.budget, args.movelimit, args.seed, args.ours_budget)
     results: list[GameResult] = []
     thinking = {"a": 0.0, "b": 0.0}
     started = time.perf_counter()
@@ -803,7 +804,7 @@ def main(argv: list[str] | None = None) -> int:
             else:
                 result = play_game(spec, index, engine, thinking, trace, record, ours_engine)
             results.append(result)
-            report_game(result, args.ours, engine.name, players)
+            report_game(result, spec.ours, engine.name, players)
     finally:
         engine.close()
         if ours_engine is not None:
