@@ -93,8 +93,8 @@ from abalone_pbm.rules import Board, Rules  # noqa: E402
 from abalone_pbm.rules.geometry import CENTRE  # noqa: E402
 from match_report import share_of_games_text  # noqa: E402
 from external_match import (  # noqa: E402
-    COTIX_URL, DEFAULT_CACHE, CotixEngine, add_weight_options, apply_weight_options,
-    build_cotix, move_to, resolve_source)
+    COTIX_URL, DEFAULT_CACHE, CotixEngine, EngineError, add_weight_options,
+    answered_move, apply_weight_options, build_cotix, resolve_source)
 
 
 #: e5 and its six neighbours: where Cotix's group stood in the games that stalled.
@@ -622,11 +622,7 @@ def play_out(start: Start, ours: str, engine: CotixEngine, budget: float, moveli
             if push_kind(occupied, move):
                 pushes += 1
         else:
-            reply = engine.choose(board, budget)
-            found = move_to(board, reply.masks)
-            if found is None:
-                raise SystemExit(f"the engine answered no legal move from {board.position()}")
-            move = found
+            move = answered_move(engine.name, board, engine.choose(board, budget))
         board.push(move)
         key = board.position().split(" ")[0] + str(board.turn)
         if board.turn != ours_seat and key in had:
@@ -774,6 +770,9 @@ def main(argv: list[str] | None = None) -> int:
                   f"{o.score[0]}-{o.score[1]} after {o.plies} plies; ours {o.moves} moves, "
                   f"forced win seen in {o.forced_win_seen}, pushes {o.pushes}, mean depth "
                   f"{o.depth_total / max(1, o.moves):.1f}, returns {o.returns}", flush=True)
+    except EngineError as error:
+        # An illegal answer ends the probe: the positions after it would not be Cotix's play.
+        raise SystemExit(f"finish_probe: {error}") from None
     finally:
         engine.close()
     won = sum(o.by_target and o.winner == "ours" for o in outcomes)

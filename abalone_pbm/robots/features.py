@@ -333,7 +333,8 @@ def hand_set_terms(me: int, op: int, mine: int, theirs: int) -> int:
     return finish_term(mine, theirs) + pressure_term(me, op, mine, theirs)
 
 
-_WEIGHT_GLOBALS: Final = dict(zip(WEIGHT_NAMES, (*WEIGHT_NAMES[:5], "EDGE_WEIGHT", *WEIGHT_NAMES[6:])))
+_WEIGHT_GLOBALS: Final = dict(
+    zip(WEIGHT_NAMES, (*WEIGHT_NAMES[:5], "EDGE_WEIGHT", *WEIGHT_NAMES[6:])))
 
 
 def current_weights() -> dict[str, int]:

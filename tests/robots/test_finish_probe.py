@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import random
+import sys
 from pathlib import Path
 
 import pytest
@@ -406,3 +407,40 @@ def test_pooled_reports_refuse_a_missing_trace(
         fp.main([option, str(tmp_path / "none.jsonl")])
     assert stop.value.code == 2
     assert f"{option} reads traces of external_match.py --trace" in capsys.readouterr().err
+
+
+class _ScriptedEngine:
+    """Stands in for Cotix in :func:`play_out`: answers with the first of our legal moves
+    in text order, or, once ``illegal_from`` plies are reached, with a marble of its own
+    conjured onto e5."""
+
+    name = "cotix"
+
+    def __init__(self, illegal_from: int | None = None) -> None:
+        self.illegal_from = illegal_from
+
+    def new_game(self, layout: str, board: Board) -> None:
+        pass
+
+    def choose(self, board: Board, budget: float) -> object:
+        move = sorted(board.generate_legal_moves(), key=str)[0]
+        board.push(move)
+        reached = tuple(board.marbles(seat) for seat in (1, 2))
+        board.pop()
+        if self.illegal_from is not None and board.ply >= self.illegal_from:
+            seat = board.turn - 1
+            reached = tuple(mask | 1 << CELL_BY_NAME["e5"] if index == seat else mask
+                            for index, mask in enumerate(reached))
+        # The Reply of the external_match module finish_probe reads answers with.
+        return sys.modules[fp.answered_move.__module__].Reply(reached, 1, 1, 0.0)
+
+
+def test_play_out_reads_the_engine_answer_as_external_match_does() -> None:
+    """A legal answer is played; an answer no legal move reaches stops the probe with the
+    message external_match gives (both positions named), not with a probe of its own."""
+    start = fp.Start(0, 0, Board.from_layout("standard", Rules(players=2)).position())
+    outcome = fp.play_out(start, "pebble", _ScriptedEngine(), 0.01, 12, 1)
+    assert outcome.plies == 12 and outcome.moves == 6
+    with pytest.raises(fp.EngineError) as refused:
+        fp.play_out(start, "pebble", _ScriptedEngine(illegal_from=3), 0.01, 12, 1)
+    assert str(refused.value).startswith("cotix answered a position no legal move reaches")
