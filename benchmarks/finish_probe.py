@@ -89,7 +89,7 @@ from abalone_pbm.robots.endgame import endgame_terms  # noqa: E402
 from abalone_pbm.robots.features import (  # noqa: E402
     R1, R2, WEIGHT_NAMES, centre_sum, current_weights, features, finish_term, pressure_term,
     pushable, threatens)
-from abalone_pbm.rules import Board, Rules  # noqa: E402
+from abalone_pbm.rules import Board, PositionError, Rules  # noqa: E402
 from abalone_pbm.rules.geometry import CENTRE  # noqa: E402
 from match_report import share_of_games_text  # noqa: E402
 from external_match import (  # noqa: E402
@@ -732,6 +732,11 @@ def main(argv: list[str] | None = None) -> int:
             parser.error(f"--by-value reads traces of external_match.py --trace: {error}")
         return 0
     apply_weight_options(parser, args)
+    for position in args.position:
+        try:
+            Board(position, Rules(players=2))
+        except PositionError as error:
+            parser.error(f"--position {position!r}: {error}")
     starts = [Start(i, args.ply, p) for i, p in enumerate(args.position)]
     if args.trace:
         try:

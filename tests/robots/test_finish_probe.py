@@ -444,3 +444,12 @@ def test_play_out_reads_the_engine_answer_as_external_match_does() -> None:
     with pytest.raises(fp.EngineError) as refused:
         fp.play_out(start, "pebble", _ScriptedEngine(illegal_from=3), 0.01, 12, 1)
     assert str(refused.value).startswith("cotix answered a position no legal move reaches")
+
+
+def test_a_position_that_is_none_is_refused_before_any_engine_is_built(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as stop:
+        fp.main(["--position", "not a position", "--cotix-src", "/nonexistent"])
+    assert stop.value.code == 2
+    assert ("--position 'not a position': a position has 9 rows separated by '/', not 1"
+            in capsys.readouterr().err)
