@@ -221,12 +221,23 @@ def _hide_in_bytes(raw: bytes, secrets: set[str]) -> bytes:
     return raw
 
 
+#: A line end that folds a header (RFC 5322 2.2.3: the blank after it goes on the line).
+_FOLD = re.compile(r"(?:\r\n|\n|\r)(?=[ \t])")
+
+
+def _unfolded(value: str) -> str:
+    """A header's value on one line as a mail program shows it: a command folded over
+    several lines is read by the masking rule as the one line it is."""
+    return _FOLD.sub("", value)
+
+
 def _header_text(value: object) -> str:
-    """A header's value as text, its encoded words decoded (never raises)."""
+    """A header's value as text, unfolded, its encoded words decoded (never raises)."""
+    text = _unfolded(str(value))
     try:
-        return str(email.header.make_header(email.header.decode_header(str(value))))
+        return str(email.header.make_header(email.header.decode_header(text)))
     except Exception:  # an encoded word the library cannot read: its text as it stands
-        return str(value)
+        return text
 
 
 def _header_value(text: str) -> str | email.header.Header:
@@ -300,7 +311,7 @@ def _hide_in_header_fields(data: bytes, secrets: set[str]) -> bytes:
         name_text = name.decode("ascii", "replace").strip()
         subject_like = name_text.lower() in _SUBJECT_LIKE_LOWER
         folded = value.decode("ascii", "surrogateescape")
-        value_text = re.sub(r"\r?\n(?=[ \t])", "", folded).strip()
+        value_text = _unfolded(folded).strip()
         shown = (_header_text(value_text), _header_text_leniently(name_text, value_text))
         for text in shown:
             hidden = hide_passwords(text, secrets if subject_like else long_secrets,

@@ -11,7 +11,7 @@ from email.message import EmailMessage
 from sqlalchemy import select
 
 from abalone_pbm.db.models import InboxMail
-from abalone_pbm.mail.stored_copy import masked_raw
+from abalone_pbm.mail.stored_copy import dropped_copy, masked_raw
 
 from .harness import Harness
 
@@ -134,6 +134,19 @@ def test_a_dropped_mail_keeps_its_headers_with_the_subject_masked_and_no_body(tm
         assert stored.endswith(b"Message-ID: <list.1@example.org>\r\n\r\n")
     finally:
         harness.database.dispose()
+
+
+def test_a_subject_folded_over_lines_is_masked_as_the_one_line_it_is() -> None:
+    """A command folded over three lines of the Subject (RFC 5322 folding: a line end
+    before a blank) reads as one line in every mail program, and so to the masking
+    rule: masked in a processed mail's copy and in a dropped mail's."""
+    for fold in (b"\r\n ", b"\r\n\t", b"\n "):
+        raw = (b"From: betty@example.org\r\nTo: abalone@localhost\r\nSubject: help"
+               + fold + b"betty" + fold + b"Pw5zQx9676\r\n\r\nhello\r\n")
+        for copy in (masked_raw(raw, ()), dropped_copy(raw)):
+            assert b"Pw5zQx9676" not in copy
+            shown = email.message_from_bytes(copy, policy=email.policy.default)
+            assert str(shown["Subject"]).split() == ["help", "betty", M]
 
 
 def test_a_multipart_the_library_cannot_take_apart_is_masked_in_its_bytes() -> None:
