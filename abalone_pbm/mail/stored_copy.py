@@ -79,6 +79,11 @@ def masked_raw(raw: bytes, secrets: Iterable[str], is_userid: UseridCheck = None
                     text, masked, more = lenient, masked_too, more | more_too
             texts.append((name, text, masked, False))
             found |= more
+            as_it_stands = _unfolded(str(value))
+            if "=?" in as_it_stands:
+                # A person reading the row's bytes sees the encoded word as it stands
+                # (a charset that decodes it to other words hides nothing from them).
+                found |= find_passwords(as_it_stands, is_userid)
     for number, part in enumerate(_text_leaves(reading)):
         content = _part_text(part)
         if content is None:
@@ -126,7 +131,7 @@ def _masked_parts(raw: bytes, reading: email.message.Message,
         if hidden != read:
             changes.append((where, hidden))
     if not changes:
-        return raw
+        return _hide_in_header_fields(raw, found)  # (shown only as the bytes stand)
     try:
         writing = reading if parsed is None else parse_bounded(raw, _POLICY)  # type: ignore[arg-type]
         leaves = list(_text_leaves(writing))
@@ -312,7 +317,8 @@ def _hide_in_header_fields(data: bytes, secrets: set[str]) -> bytes:
         subject_like = name_text.lower() in _SUBJECT_LIKE_LOWER
         folded = value.decode("ascii", "surrogateescape")
         value_text = _unfolded(folded).strip()
-        shown = (_header_text(value_text), _header_text_leniently(name_text, value_text))
+        shown = (_header_text(value_text), _header_text_leniently(name_text, value_text),
+                 value_text)
         for text in shown:
             hidden = hide_passwords(text, secrets if subject_like else long_secrets,
                                     short_too=subject_like)

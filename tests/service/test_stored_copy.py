@@ -149,6 +149,19 @@ def test_a_subject_folded_over_lines_is_masked_as_the_one_line_it_is() -> None:
             assert str(shown["Subject"]).split() == ["help", "betty", M]
 
 
+def test_an_encoded_word_its_charset_garbles_is_masked_as_its_bytes_stand() -> None:
+    """A Subject whose charset decodes its encoded word to other letters (UTF-8 bytes
+    declared EBCDIC) shows the command to a person reading the row's bytes: masked
+    there, in a processed mail's copy and in a dropped mail's."""
+    subject = (b"=?ebcdic-cp-us?Q?add=E3=80=80barney=E3=80=80Pw4zQx1757"
+               b"=E3=80=80betty@example.org?=")
+    raw = (b"From: barney@example.org\r\nTo: abalone@localhost\r\nSubject: " + subject
+           + b"\r\nContent-Type: multipart/report; boundary=\"r\"\r\n\r\n")
+    for copy in (masked_raw(raw, ()), dropped_copy(raw)):
+        assert b"Pw4zQx1757" not in copy
+        assert subject.replace(b"Pw4zQx1757", M.encode()) in copy
+
+
 def test_a_multipart_the_library_cannot_take_apart_is_masked_in_its_bytes() -> None:
     # A delimiter of bytes that are no ASCII: the library finds no part, the server
     # reads the Subject's command only, and a person opening the row reads the body.
